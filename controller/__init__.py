@@ -1,0 +1,1 @@
+"""The referee: state machine, service loop, recording and the ``bgref`` command."""

@@ -1,0 +1,1 @@
+"""Sub-commands of ``bgref``; each module registers one (see ``controller.cli``)."""

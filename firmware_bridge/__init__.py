@@ -1,0 +1,1 @@
+"""The serial protocol between the referee and the display unit."""

@@ -1,0 +1,1 @@
+"""Cameras, GPIO, the display unit's firmware and every simulator."""

@@ -1,0 +1,1 @@
+"""Simulated devices, used only through the same interfaces as the real ones."""

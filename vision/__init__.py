@@ -1,0 +1,1 @@
+"""Frames in, observations out: calibration and reading of the board, dice and cube."""
