@@ -150,10 +150,11 @@ class Position:
             elif count < 0:
                 black[25 - point] = -count
         white[BAR], black[BAR] = bar
-        for side in (white, black):
-            side[OFF] = variant.checkers - sum(side)
-            if side[OFF] < 0:
-                raise PositionError(f"a side has {sum(side)} checkers; {variant} uses {variant.checkers}")
+        for name, side in (("White", white), ("Black", black)):
+            on_board = sum(side)
+            if on_board > variant.checkers:
+                raise PositionError(f"{name} has {on_board} checkers; {variant} uses {variant.checkers}")
+            side[OFF] = variant.checkers - on_board
         return cls(tuple(white), tuple(black), variant)
 
     @classmethod
