@@ -1,0 +1,660 @@
+"""The referee: the rules of procedure at a physical table, as a state machine.
+
+It is fed vision observations and button presses, each with the time as a
+value, and answers with *events* (accepted match events, to be journaled before
+anything else happens; see :mod:`controller.match_log`) and *signals* (what the
+LEDs, the buzzer and the display unit must show). It never guesses: a hidden or
+unclear board makes it wait, and after a while ask the players to clear the view.
+
+The procedure it follows (``RULES.md``):
+
+- the opening roll: one die each, each in its owner's right-hand half; equal
+  dice are rolled again (turning the cube when automatic doubles are on);
+- a roll counts when both dice lie flat in the roller's right-hand half, on no
+  checker; otherwise both dice are rolled again;
+- the turn ends when the player picks up the dice; the position then on the
+  board is judged against every position the roll allows; a roll made by the
+  opponent before that is void;
+- an illegal play is signalled (rule and points) until it is corrected, or the
+  opponent accepts it (ACCEPT, or by rolling or doubling);
+- UNDO, confirmed by the opponent with ACCEPT, takes back the last play;
+- doubles and takes are seen on the cube; drops, beavers and resignations are
+  answered on the MENU button (MENU cycles, ACCEPT chooses, UNDO closes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from engine.match import ActionRefused, Kind, Phase
+from engine.moves import BAR, OFF, IllegalPlayError, LegalPlay, Rule, explain_result, format_play, legal_plays
+from engine.position import BLACK, WHITE, Position, PositionError, Side
+
+from controller.clock import ClockRules, remaining
+from controller.match_log import MatchLog, side_name
+
+HALVES = ("white", "black")
+
+
+class Button(str, Enum):
+    ACCEPT = "accept"
+    UNDO = "undo"
+    MENU = "menu"
+
+
+@dataclass(frozen=True)
+class Press:
+    """A button pressed at time ``t`` (seconds)."""
+
+    button: Button
+    t: float
+
+
+# ---------------------------------------------------------------------------- signals
+@dataclass(frozen=True)
+class Lights:
+    """The table LEDs: whose turn it is, the green ok and the red illegal light."""
+
+    turn: Side | None
+    ok: bool
+    illegal: bool
+
+
+@dataclass(frozen=True)
+class Beep:
+    kind: str  # "illegal", "roll-again", "attention"
+
+
+@dataclass(frozen=True)
+class Display:
+    """The lines the display unit shows (the whole text, replacing what was there)."""
+
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Scoreboard:
+    """Match state for the display: score, length, Crawford, cube, clock."""
+
+    score: tuple[int, int]
+    length: int
+    crawford: bool
+    cube: int
+    owner: Side | None
+    clock: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class PointLights:
+    """Point LEDs to light: label ("1".."24" from White's ace point, "bar", "off-white", ...) -> colour."""
+
+    points: dict[str, str]
+    blink: bool = True
+
+
+@dataclass(frozen=True)
+class RecordChanged:
+    """A turn or a game ended: the match files should be written again."""
+
+
+@dataclass(frozen=True)
+class RecalibrateRequested:
+    """The players asked (MENU) for the camera to be calibrated again."""
+
+
+@dataclass
+class Decision:
+    """What one input produced: events to journal first, then signals to show."""
+
+    events: list[dict] = field(default_factory=list)
+    signals: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long the referee waits before asking the players for help (seconds)."""
+
+    clear_view_after: float = 8.0
+    unclear_read_after: float = 4.0
+    menu_timeout: float = 20.0
+    undo_timeout: float = 20.0
+
+
+# ---------------------------------------------------------------------------- helpers
+def absolute_point(side: Side, point: int) -> str:
+    """A point in the mover's numbering as the label of the board's LED strip."""
+    if point == BAR:
+        return "bar"
+    if point == OFF:
+        return f"off-{side_name(side)}"
+    return str(point if side == WHITE else 25 - point)
+
+
+def _range(value) -> tuple[int, int]:
+    if isinstance(value, (tuple, list)):
+        return int(value[0]), int(value[1])
+    return int(value), int(value)
+
+
+def explains(obs, position: Position) -> bool:
+    """True when everything the observation saw fits ``position`` (ranges where piles hide checkers)."""
+    for read, expected in zip(obs.points, position.points()):
+        low, high = _range(getattr(read, "count_range", None) or read.count)
+        count = abs(expected)
+        if not low <= count <= high:
+            return False
+        if count and read.color != ("white" if expected > 0 else "black") and low > 0:
+            return False
+    for name, side in (("white", WHITE), ("black", BLACK)):
+        low, high = _range(obs.bar[name])
+        if not low <= position.bar(side) <= high:
+            return False
+        low, high = _range(obs.off[name])
+        if not low <= position.off(side) <= high:
+            return False
+    return True
+
+
+def observed_position(obs, variant) -> Position | None:
+    """The position the observation shows when every count is certain, else ``None``."""
+    try:
+        return obs.to_position(variant)
+    except (PositionError, ValueError):
+        return None
+
+
+def _die_fault(die, roller_halves: tuple[str, ...]) -> str | None:
+    if die.half is None:
+        return "a die landed off the playing surface"
+    if die.half not in roller_halves:
+        return "a die landed in the wrong half"
+    if not die.flat:
+        return "a die is cocked"
+    if getattr(die, "on_checker", False):
+        return "a die landed on a checker"
+    return None
+
+
+# ---------------------------------------------------------------------------- the referee
+class Referee:
+    """The state machine. ``feed(observation)`` or ``feed(Press(...))``, each returning a :class:`Decision`."""
+
+    def __init__(self, log: MatchLog, timing: Timing = Timing(), clock: ClockRules | None = None):
+        self.log = log
+        self.timing = timing
+        self.clock_rules = clock
+        self.need_clear: set[str] = set(HALVES)
+        self.roll_fault: str | None = None
+        self.illegal: IllegalPlayError | None = None
+        self.illegal_position: Position | None = None
+        self.unsettled_since: float | None = None
+        self.unclear_since: float | None = None
+        self.asked_clear = False
+        self.menu: list[tuple[str, dict | str]] | None = None
+        self.menu_index = 0
+        self.menu_at = 0.0
+        self.undo_asked_at: float | None = None
+        self.void_half: str | None = None
+        self.picked_up = False
+        self.dice_down = True
+        self.last_t = 0.0
+        self._lights: Lights | None = None
+
+    # ------------------------------------------------------------------ state views
+    @property
+    def game(self):
+        return self.log.game
+
+    def roll_halves(self) -> tuple[str, ...]:
+        """Where the dice of the current roll lie: both halves for the opening roll."""
+        g = self.game
+        if g is not None and g.phase is Phase.MOVE and g.plays == 0 and self._opening_turn():
+            return HALVES
+        if g is not None and g.turn is not None:
+            return (side_name(g.turn),)
+        return HALVES
+
+    def _opening_turn(self) -> bool:
+        record = self.log.record() if self.log.games else None
+        return bool(record and len(record.turns) == 1 and record.turns[0].cube == "")
+
+    # ------------------------------------------------------------------ entry point
+    def feed(self, item, t: float | None = None) -> Decision:
+        decision = Decision()
+        now = item.t if isinstance(item, Press) else (t if t is not None else getattr(item, "timestamp", 0.0))
+        self.last_t = now
+        if isinstance(item, Press):
+            self._on_press(item, decision)
+        else:
+            self._on_observation(item, now, decision)
+        self._refresh(decision)
+        return decision
+
+    def start(self, t: float = 0.0) -> Decision:
+        """Signals that show the state as it is (at start-up or after a restart)."""
+        decision = Decision()
+        self._lights = None
+        self._show_state(decision, self._status_text())
+        self._refresh(decision)
+        return decision
+
+    # ------------------------------------------------------------------ accepting events
+    def _accept(self, event: dict, decision: Decision) -> None:
+        event = {**event, "t": round(self.last_t, 3)}
+        self.log.apply(event)
+        decision.events.append(event)
+
+    # ------------------------------------------------------------------ observations
+    def _on_observation(self, obs, now: float, d: Decision) -> None:
+        if not getattr(obs, "board_visible", True) or not obs.settled:
+            if self.unsettled_since is None:
+                self.unsettled_since = now
+            elif now - self.unsettled_since >= self.timing.clear_view_after and not self.asked_clear:
+                self.asked_clear = True
+                what = "the camera cannot see the board" if not getattr(obs, "board_visible", True) else \
+                    "the board is hidden"
+                d.signals.append(Beep("attention"))
+                d.signals.append(Display(("Please clear the view:", what)))
+            return
+        if self.asked_clear:
+            self._show_state(d, self._status_text())
+        self.unsettled_since = None
+        self.asked_clear = False
+        if self.menu is not None and now - self.menu_at > self.timing.menu_timeout:
+            self.menu = None
+            self._show_state(d, self._status_text())
+        if self.undo_asked_at is not None and now - self.undo_asked_at > self.timing.undo_timeout:
+            self.undo_asked_at = None
+            self._show_state(d, self._status_text())
+        dice = tuple(obs.dice)
+        present = {die.half for die in dice}
+        self.need_clear &= present
+        game = self.game
+        if game is None or game.phase is Phase.OVER:
+            self._between_games(obs, d)
+        elif game.phase is Phase.OPENING:
+            self._opening(obs, dice, d)
+        elif game.phase is Phase.ROLL:
+            self._before_roll(obs, dice, d)
+        elif game.phase is Phase.DOUBLED:
+            self._doubled(obs, dice, d)
+        elif game.phase is Phase.MOVE:
+            self._moving(obs, dice, now, d)
+
+    def _between_games(self, obs, d: Decision) -> None:
+        if self.log.match.over:
+            return
+        if explains(obs, Position.initial(self.log.rules.variant)) and not obs.dice:
+            self._accept({"type": "game"}, d)
+            self._show_state(d, self._status_text())
+
+    def _roll_fault(self, dice, halves: tuple[str, ...]) -> str | None:
+        for die in dice:
+            fault = _die_fault(die, halves)
+            if fault:
+                return fault
+        return None
+
+    def _signal_roll_again(self, reason: str, d: Decision) -> None:
+        if self.roll_fault == reason:
+            return
+        self.roll_fault = reason
+        d.signals.append(Beep("roll-again"))
+        self._show_state(d, f"Roll again: {reason}")
+
+    def _opening(self, obs, dice, d: Decision) -> None:
+        fresh = [die for die in dice if die.half not in self.need_clear]
+        if not dice:
+            self.roll_fault = None
+            return
+        if self.need_clear or len(fresh) < 2:
+            return
+        if len(dice) != 2:
+            self._signal_roll_again("one die each for the opening roll", d)
+            self.need_clear = set(HALVES)
+            return
+        fault = self._roll_fault(dice, HALVES)
+        halves = {die.half for die in dice}
+        if fault is None and halves != set(HALVES):
+            fault = "each player's die must land in their own right-hand half"
+        if fault:
+            self._signal_roll_again(fault, d)
+            self.need_clear = set(HALVES)
+            return
+        values = {die.half: die.value for die in dice}
+        self._accept({"type": "opening", "white": values["white"], "black": values["black"]}, d)
+        self.roll_fault = None
+        game = self.game
+        if game.phase is Phase.OPENING:
+            self.need_clear = set(HALVES)
+            cube = f" (cube now {game.cube})" if game.cube > 1 else ""
+            self._show_state(d, f"Equal dice: roll again{cube}")
+            return
+        self._after_roll(d)
+
+    def _after_roll(self, d: Decision) -> None:
+        self.picked_up, self.dice_down = False, True
+        game = self.game
+        plays = legal_plays(game.position, game.turn, game.dice)
+        who = side_name(game.turn).capitalize()
+        if len(plays) == 1 and not plays[0].play:
+            self._show_state(d, f"{who} rolled {game.dice[0]}{game.dice[1]}: no legal move")
+        else:
+            self._show_state(d, f"{who} rolled {game.dice[0]}{game.dice[1]}")
+
+    def _before_roll(self, obs, dice, d: Decision) -> None:
+        game = self.game
+        roller = side_name(game.turn)
+        if self._cube_offered(obs, game.turn, d):
+            return
+        fresh = [die for die in dice if die.half not in self.need_clear]
+        if not dice:
+            self.roll_fault = None
+            self.void_half = None
+            return
+        if not fresh:
+            return
+        if any(die.half == side_name(game.turn.opponent) for die in fresh) and \
+                all(die.half != roller for die in fresh):
+            self.need_clear.add(side_name(game.turn.opponent))
+            self._signal_roll_again(f"it is {roller.capitalize()}'s turn to roll", d)
+            return
+        if len(dice) < 2:
+            return
+        fault = self._roll_fault(dice, (roller,))
+        if fault or len(dice) != 2:
+            self._signal_roll_again(fault or "roll two dice", d)
+            self.need_clear = {die.half for die in dice if die.half}
+            return
+        self.roll_fault = None
+        self._accept({"type": "roll", "side": roller, "dice": [dice[0].value, dice[1].value]}, d)
+        self._after_roll(d)
+
+    def _cube_offered(self, obs, side: Side, d: Decision) -> bool:
+        """A cube turned to the next value before the roll is a double offered by ``side``."""
+        cube = getattr(obs, "cube", None)
+        game = self.game
+        if cube is None or cube.value != game.cube * 2 or obs.dice:
+            return False
+        reason = game.why_no_double(side)
+        if reason:
+            self._signal_roll_again_once(f"No double: {reason}", d)
+            return True
+        self._accept({"type": "double", "side": side_name(side)}, d)
+        self._show_state(d, f"{side_name(side).capitalize()} doubles to {game.cube * 2}")
+        return True
+
+    def _signal_roll_again_once(self, text: str, d: Decision) -> None:
+        if self.roll_fault != text:
+            self.roll_fault = text
+            d.signals.append(Beep("attention"))
+            self._show_state(d, text)
+
+    def _doubled(self, obs, dice, d: Decision) -> None:
+        game = self.game
+        cube = getattr(obs, "cube", None)
+        taker = side_name(game.answerer)
+        if cube is not None and cube.value == game.offer and cube.side == side_name(game.keeper) \
+                and game.redoubles == 0:
+            self._accept({"type": "take", "side": taker}, d)
+            self._show_state(d, f"{taker.capitalize()} takes: cube {game.offer}")
+            return
+        doubler = side_name(game.answerer.opponent)
+        if any(die.half == doubler for die in dice) and game.redoubles == 0:
+            # the doubler rolling with the cube on the taker's side: the double was taken
+            if cube is not None and cube.value == game.offer and cube.side == taker:
+                self._accept({"type": "take", "side": taker}, d)
+                self._before_roll(obs, dice, d)
+
+    def _moving(self, obs, dice, now: float, d: Decision) -> None:
+        game = self.game
+        other = side_name(game.turn.opponent)
+        if not self.picked_up:
+            halves = self.roll_halves()
+            if any(die.half in halves for die in dice):
+                self.dice_down = True
+                if len(halves) == 1 and any(die.half == other for die in dice) and self.void_half != other:
+                    self.void_half = other
+                    self.need_clear.add(other)
+                    d.signals.append(Beep("roll-again"))
+                    self._show_state(d, f"{other.capitalize()}'s roll is void: "
+                                        f"{side_name(game.turn).capitalize()} has not finished")
+                return
+            if not self.dice_down:
+                return
+            self.picked_up = True
+        opponent_dice = [die for die in dice if die.half == other and other not in self.need_clear]
+        cube = getattr(obs, "cube", None)
+        turned = cube is not None and cube.value == game.cube * 2
+        if self.illegal is not None and (opponent_dice or turned):
+            self._accept_illegal(d)  # rolling or doubling accepts the play as it stands
+        else:
+            self._judge(obs, now, d)
+        if self.game.phase is Phase.ROLL and (opponent_dice or turned):
+            self._before_roll(obs, dice, d)
+
+    def _judge(self, obs, now: float, d: Decision) -> None:
+        """The dice are picked up: judge the board (again, while an illegal play is corrected)."""
+        game = self.game
+        plays = legal_plays(game.position, game.turn, game.dice)
+        matches = [lp for lp in plays if explains(obs, lp.position)]
+        if len(matches) == 1:
+            self._play(matches[0], d)
+            return
+        if matches:
+            self._unclear(now, d, "several checkers cannot be told apart")
+            return
+        seen = observed_position(obs, self.log.rules.variant)
+        if seen is None:
+            self._unclear(now, d, "some checkers cannot be read")
+            return
+        try:
+            explain_result(game.position, seen, game.turn, game.dice)
+        except IllegalPlayError as err:
+            self._signal_illegal(err, seen, d)
+
+    def _unclear(self, now: float, d: Decision, what: str) -> None:
+        if self.unclear_since is None:
+            self.unclear_since = now
+        elif now - self.unclear_since >= self.timing.unclear_read_after and not self.asked_clear:
+            self.asked_clear = True
+            d.signals.append(Beep("attention"))
+            d.signals.append(Display(("Please clear the view:", what)))
+
+    def _signal_illegal(self, err: IllegalPlayError, seen: Position, d: Decision) -> None:
+        if self.illegal is not None and self.illegal_position == seen and str(self.illegal) == str(err):
+            return
+        self.illegal, self.illegal_position = err, seen
+        side = self.game.turn
+        d.signals.append(Beep("illegal"))
+        d.signals.append(PointLights({absolute_point(side, p): "red" for p in err.points}))
+        self._show_state(d, f"Illegal: {err}")
+
+    def _play(self, lp: LegalPlay, d: Decision) -> None:
+        game = self.game
+        side = side_name(game.turn)
+        self._accept({"type": "play", "side": side, "play": str(lp.play),
+                      "position": lp.position.position_id(WHITE),
+                      **({"ends_game": True} if lp.position.winner() is not None else {})}, d)
+        self._finish_turn(d, f"{side.capitalize()} played {lp.play or 'nothing (no legal move)'}")
+
+    def _finish_turn(self, d: Decision, text: str) -> None:
+        was_illegal = self.illegal is not None
+        self.illegal = self.illegal_position = None
+        self.unclear_since = None
+        self.need_clear = {h for h in self.need_clear if h == self.void_half}
+        self.void_half = None
+        if was_illegal:
+            d.signals.append(PointLights({}))
+        d.signals.append(RecordChanged())
+        game = self.game
+        if game.phase is Phase.OVER:
+            text = f"{game.outcome}. Score {self.log.match.score[0]}-{self.log.match.score[1]}"
+            if self.log.match.over:
+                text += f". {self.log.players[self.log.match.winner]} wins the match"
+        self._show_state(d, text)
+
+    def _accept_illegal(self, d: Decision) -> None:
+        game = self.game
+        side = game.turn
+        position = self.illegal_position
+        try:
+            candidates = segments_text(game.position, position, side)
+        except IllegalPlayError:
+            candidates = "?"
+        self._accept({"type": "accepted", "side": side_name(side), "play": candidates,
+                      "position": position.position_id(WHITE),
+                      **({"ends_game": True} if position.winner() is not None else {})}, d)
+        self._finish_turn(d, f"{side_name(side.opponent).capitalize()} accepted the play as it stands")
+
+    # ------------------------------------------------------------------ buttons
+    def _on_press(self, press: Press, d: Decision) -> None:
+        if press.button is Button.MENU:
+            self._menu_next(press.t, d)
+        elif press.button is Button.ACCEPT:
+            if self.menu is not None:
+                self._menu_choose(d)
+            elif self.undo_asked_at is not None:
+                self._undo(d)
+            elif self.illegal is not None and self.game is not None and self.game.phase is Phase.MOVE:
+                self._accept_illegal(d)
+            elif self.game is not None and self.game.phase is Phase.RESIGNING:
+                self._apply_action({"type": "resign_accept",
+                                    "side": side_name(self.game.resignation[0].opponent)}, d)
+        elif press.button is Button.UNDO:
+            if self.menu is not None:
+                self.menu = None
+                self._show_state(d, self._status_text())
+            elif self._last_play_undoable():
+                self.undo_asked_at = press.t
+                d.signals.append(Beep("attention"))
+                self._show_state(d, "Undo the last play? Opponent: press ACCEPT")
+            else:
+                self._show_state(d, "Nothing to undo")
+
+    def _last_play_undoable(self) -> bool:
+        if not self.log.events or self.log.events[-1]["type"] not in ("play", "accepted"):
+            return False
+        return self.game is not None and self.game.phase in (Phase.ROLL, Phase.OVER)
+
+    def _undo(self, d: Decision) -> None:
+        self.undo_asked_at = None
+        if not self._last_play_undoable():
+            return
+        last = self.log.events[-1]
+        self._accept({"type": "undo"}, d)
+        self.picked_up, self.dice_down = False, False
+        d.signals.append(RecordChanged())
+        dice = self.game.dice
+        self._show_state(d, f"Play {last['play'] or '(none)'} taken back: {last['side'].capitalize()}, "
+                            f"put the checkers and the dice {dice[0]}{dice[1]} back and play again")
+
+    def menu_items(self) -> list[tuple[str, dict | str]]:
+        """What MENU offers now: (label, event or command)."""
+        game = self.game
+        items: list[tuple[str, dict | str]] = []
+        if game is not None and game.phase is Phase.DOUBLED:
+            answerer = side_name(game.answerer)
+            items.append((f"{answerer.capitalize()} drops", {"type": "drop", "side": answerer}))
+            items.append((f"{answerer.capitalize()} takes", {"type": "take", "side": answerer}))
+            if self.log.rules.beaver and (game.redoubles == 0 or (game.redoubles == 1 and self.log.rules.raccoon)):
+                kind = "beaver" if game.redoubles == 0 else "raccoon"
+                items.append((f"{answerer.capitalize()} {kind}s", {"type": kind, "side": answerer}))
+        elif game is not None and game.phase is Phase.RESIGNING:
+            answerer = side_name(game.resignation[0].opponent)
+            items.append((f"{answerer.capitalize()} accepts", {"type": "resign_accept", "side": answerer}))
+            items.append((f"{answerer.capitalize()} refuses", {"type": "resign_refuse", "side": answerer}))
+        elif game is not None and game.phase in (Phase.ROLL, Phase.MOVE):
+            if game.phase is Phase.ROLL and game.why_no_double(game.turn) is None:
+                items.append((f"{side_name(game.turn).capitalize()} doubles",
+                              {"type": "double", "side": side_name(game.turn)}))
+            for side in (game.turn, game.turn.opponent):
+                for kind in Kind:
+                    items.append((f"{side_name(side).capitalize()} resigns {kind.name.lower()}",
+                                  {"type": "resign", "side": side_name(side), "kind": int(kind)}))
+        items.append(("Calibrate the camera", "recalibrate"))
+        return items
+
+    def _menu_next(self, t: float, d: Decision) -> None:
+        if self.menu is None:
+            self.menu, self.menu_index = self.menu_items(), 0
+        else:
+            self.menu_index = (self.menu_index + 1) % len(self.menu)
+        self.menu_at = t
+        label = self.menu[self.menu_index][0]
+        d.signals.append(Display(("MENU (ACCEPT chooses)", f"> {label}")))
+
+    def _menu_choose(self, d: Decision) -> None:
+        label, action = self.menu[self.menu_index]
+        self.menu = None
+        if action == "recalibrate":
+            d.signals.append(RecalibrateRequested())
+            self._show_state(d, "Calibrating the camera")
+            return
+        self._apply_action(action, d)
+
+    def _apply_action(self, event: dict, d: Decision) -> None:
+        try:
+            self._accept(event, d)
+        except ActionRefused as err:
+            d.signals.append(Beep("attention"))
+            self._show_state(d, f"Refused: {err}")
+            return
+        game = self.game
+        if game.phase is Phase.OVER:
+            self._finish_turn(d, str(game.outcome))
+        else:
+            self._show_state(d, self._status_text())
+
+    # ------------------------------------------------------------------ display
+    def _status_text(self) -> str:
+        game = self.game
+        if game is None or (game.phase is Phase.OVER and not self.log.match.over):
+            return "Set up the board for the next game" if self.log.games else "Set up the board to start"
+        if self.log.match.over:
+            return f"{self.log.players[self.log.match.winner]} wins the match"
+        who = side_name(game.turn).capitalize() if game.turn is not None else ""
+        return {
+            Phase.OPENING: "Opening roll: one die each",
+            Phase.ROLL: f"{who} to roll",
+            Phase.DOUBLED: f"{side_name(game.answerer).capitalize()}: take or drop (MENU)",
+            Phase.MOVE: f"{who} to play {game.dice[0]}{game.dice[1]}" if game.dice else "",
+            Phase.RESIGNING: "Resignation offered: ACCEPT or MENU",
+        }.get(game.phase, "")
+
+    def clock(self) -> tuple[float, float] | None:
+        """Seconds left to (White, Black), or ``None`` when no clock is used."""
+        if self.clock_rules is None:
+            return None
+        return remaining(self.log.events, self.clock_rules, self.last_t)
+
+    def _show_state(self, d: Decision, text: str) -> None:
+        players = self.log.players
+        score = self.log.match.score
+        game = self.game
+        length = self.log.rules.length
+        head = f"{players[0]} {score[0]} - {score[1]} {players[1]}" + (f" ({length})" if length else " (money)")
+        d.signals.append(Display((head, text)))
+        d.signals.append(Scoreboard(score, length, bool(game and game.crawford),
+                                    game.cube if game else 1, game.owner if game else None, self.clock()))
+
+    def _refresh(self, d: Decision) -> None:
+        game = self.game
+        turn = game.turn if game is not None and game.phase in (Phase.ROLL, Phase.MOVE, Phase.DOUBLED) else None
+        lights = Lights(turn, ok=self.illegal is None and game is not None and game.phase is not Phase.OPENING,
+                        illegal=self.illegal is not None)
+        if lights != self._lights:
+            self._lights = lights
+            d.signals.append(lights)
+
+
+def segments_text(before: Position, after: Position, side: Side) -> str:
+    """The notation of the checker movement between two positions (legal or not)."""
+    from engine.moves import segments_between
+    segments = segments_between(before, after, side)[0]
+    return format_play([(s.frm, s.to, False) for s in segments])
+
+
+__all__ = ["Referee", "Press", "Button", "Decision", "Lights", "Beep", "Display", "Scoreboard", "PointLights",
+           "RecordChanged", "RecalibrateRequested", "Timing", "explains", "Rule"]

@@ -1,0 +1,217 @@
+"""The referee's rules of procedure, as table scenarios (observations and buttons in, events and signals out)."""
+
+from __future__ import annotations
+
+from controller.match_log import MatchLog
+from controller.referee import Beep, Display, Lights, PointLights, Referee
+from engine.match import Game, MatchRules, Phase
+from engine.moves import apply_play
+from engine.position import BLACK, WHITE, Position
+
+from referee_table import Cube, Die, Table
+
+START = Position.initial()
+
+
+def texts(decision) -> list[str]:
+    return [" / ".join(s.lines) for s in decision.signals if isinstance(s, Display)]
+
+
+def types(decision) -> list[str]:
+    return [e["type"] for e in decision.events]
+
+
+def opened(white=3, black=1) -> Table:
+    """A table after the set-up and an opening roll."""
+    table = Table()
+    assert types(table.look(START)) == ["game"]
+    table.look(START, [Die(white, "white"), Die(black, "black")])
+    return table
+
+
+def test_opening_roll_starts_the_game_and_the_higher_die_plays():
+    table = opened(3, 1)
+    assert table.events[-1] == {"type": "opening", "white": 3, "black": 1, "t": 2.0}
+    assert table.game.turn == WHITE and table.game.dice == (3, 1)
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    assert types(table.look(after, [Die(3, "white"), Die(1, "black")])) == []  # dice still down: not finished
+    d = table.look(after)  # dice picked up
+    assert types(d) == ["play"] and d.events[0]["play"] == "8/5 6/5"
+    assert table.game.turn == BLACK and table.game.phase is Phase.ROLL
+    assert any(isinstance(s, Lights) and s.turn == BLACK for s in d.signals)
+
+
+def test_equal_opening_dice_are_rolled_again():
+    table = Table()
+    table.look(START)
+    d = table.look(START, [Die(4, "white"), Die(4, "black")])
+    assert "Equal dice: roll again" in texts(d)[-1] and table.game.phase is Phase.OPENING
+    assert types(table.look(START, [Die(5, "white"), Die(2, "black")])) == []  # same dice still lying there
+    table.look(START)
+    table.look(START, [Die(5, "white"), Die(2, "black")])
+    assert table.game.turn == WHITE and table.game.dice == (5, 2)
+
+
+def test_opening_dice_in_one_half_are_rolled_again():
+    table = Table()
+    table.look(START)
+    d = table.look(START, [Die(4, "white"), Die(2, "white")])
+    assert any("Roll again" in t for t in texts(d)) and any(isinstance(s, Beep) for s in d.signals)
+    assert table.game.phase is Phase.OPENING
+
+
+def _black_to_roll() -> tuple[Table, Position]:
+    table = opened(3, 1)
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    table.look(after)
+    return table, after
+
+
+def test_cocked_die_wrong_half_off_board_and_on_a_checker_mean_roll_again():
+    for bad, words in [(Die(5, "black", flat=False), "cocked"), (Die(5, "white"), "wrong half"),
+                       (Die(5, None), "off the playing surface"), (Die(5, "black", on_checker=True), "on a checker")]:
+        table, pos = _black_to_roll()
+        d = table.look(pos, [Die(2, "black"), bad])
+        assert types(d) == [] and any(words in t for t in texts(d)), words
+        assert types(table.look(pos, [Die(2, "black"), Die(5, "black")])) == []  # must pick up first
+        table.look(pos)
+        assert types(table.look(pos, [Die(2, "black"), Die(5, "black")])) == ["roll"]
+
+
+def test_roll_by_the_opponent_before_the_dice_are_picked_up_is_void():
+    table = opened(3, 1)
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    table.look(after, [Die(3, "white"), Die(1, "black")])  # opening dice lie in both halves
+    table2, pos = _black_to_roll()
+    table2.look(pos, [Die(6, "black"), Die(5, "black")])
+    moved = apply_play(pos, BLACK, (6, 5), "24/13")
+    d = table2.look(moved, [Die(6, "black"), Die(5, "black"), Die(2, "white"), Die(1, "white")])
+    assert types(d) == [] and any("void" in t for t in texts(d))
+    d = table2.look(moved, [Die(2, "white"), Die(1, "white")])  # Black picks up; White's void dice still lie
+    assert types(d) == ["play"]
+    table2.look(moved)
+    assert types(table2.look(moved, [Die(2, "white"), Die(1, "white")])) == ["roll"]
+
+
+def test_illegal_play_is_signalled_until_corrected():
+    table = opened(3, 1)
+    wrong = apply_play(START, WHITE, (4, 1), "8/4 6/5")
+    d = table.look(wrong)
+    assert types(d) == [] and any("Illegal" in t for t in texts(d))
+    assert any(isinstance(s, Lights) and s.illegal for s in d.signals)
+    assert any(isinstance(s, PointLights) and s.points for s in d.signals)
+    assert any(isinstance(s, Beep) and s.kind == "illegal" for s in d.signals)
+    right = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    d = table.look(right)
+    assert types(d) == ["play"] and any(isinstance(s, Lights) and not s.illegal for s in d.signals)
+
+
+def test_illegal_play_accepted_by_the_opponent():
+    table = opened(3, 1)
+    wrong = apply_play(START, WHITE, (4, 1), "8/4 6/5")
+    table.look(wrong)
+    d = table.press("accept")
+    assert types(d) == ["accepted"] and table.position == wrong and table.game.turn == BLACK
+
+
+def test_rolling_accepts_an_illegal_play():
+    table = opened(3, 1)
+    wrong = apply_play(START, WHITE, (4, 1), "8/4 6/5")
+    table.look(wrong)
+    d = table.look(wrong, [Die(6, "black"), Die(5, "black")])
+    assert types(d) == ["accepted", "roll"] and table.game.dice == (6, 5)
+
+
+def test_undo_needs_the_opponent():
+    table, after = _black_to_roll()
+    d = table.press("undo")
+    assert types(d) == [] and any("ACCEPT" in t for t in texts(d))
+    d = table.press("accept")
+    assert types(d) == ["undo"] and table.game.turn == WHITE and table.game.phase is Phase.MOVE
+    assert table.position == START
+    assert types(table.look(after)) == []  # the undone play is still on the board: nothing is judged
+    table.look(START, [Die(3, "white"), Die(1, "white")])  # checkers and dice put back
+    again = apply_play(START, WHITE, (3, 1), "24/21 6/5")
+    d = table.look(again)
+    assert types(d) == ["play"] and d.events[0]["play"] == "24/21 6/5"
+
+
+def test_double_seen_on_the_cube_and_take_and_drop():
+    table, pos = _black_to_roll()
+    d = table.look(pos, cube=Cube(2, "black"))
+    assert types(d) == ["double"] and table.game.phase is Phase.DOUBLED
+    d = table.look(pos, cube=Cube(2, "white"))
+    assert types(d) == ["take"] and table.game.cube == 2 and table.game.owner == WHITE
+    table2, pos2 = _black_to_roll()
+    table2.look(pos2, cube=Cube(2, "black"))
+    d = table2.press("menu")
+    assert "Drops" in texts(d)[-1] or "drops" in texts(d)[-1]
+    d = table2.press("accept")
+    assert types(d) == ["drop"] and table2.game.phase is Phase.OVER
+    assert table2.referee.log.match.score == (0, 1)
+
+
+def test_no_double_in_the_crawford_game_is_shown():
+    table = Table(rules=MatchRules(length=3))
+    log = table.referee.log
+    log.match = log.match.__class__(log.rules, score=(2, 0))
+    table.look(START)
+    assert table.game.crawford
+    table.look(START, [Die(3, "white"), Die(1, "black")])
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    table.look(after)
+    d = table.look(after, cube=Cube(2, "black"))
+    assert types(d) == [] and any("Crawford" in t for t in texts(d))
+
+
+def test_resignation_from_the_menu():
+    table, pos = _black_to_roll()
+    items = [label for label, _ in table.referee.menu_items()]
+    index = items.index("Black resigns gammon")
+    for _ in range(index + 1):
+        table.press("menu")
+    d = table.press("accept")
+    assert types(d) == ["resign"] and table.game.phase is Phase.RESIGNING
+    d = table.press("accept")
+    assert types(d) == ["resign_accept"] and table.referee.log.match.score == (2, 0)
+
+
+def test_hidden_board_waits_then_asks_to_clear_the_view():
+    table, pos = _black_to_roll()
+    for _ in range(10):
+        d = table.look(pos, [Die(6, "black"), Die(5, "black")], settled=False)
+        assert types(d) == []
+    assert any("clear the view" in " ".join(s.lines) for s in table.signals if isinstance(s, Display))
+
+
+def test_unclear_pile_is_not_guessed():
+    table = opened(3, 1)
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    alternative = apply_play(START, WHITE, (3, 1), "6/3 6/5")  # changes points 6, 5 and 3
+    assert after != alternative
+    d = table.look(after, ranges={6: (3, 5), 8: (1, 3), 5: (2, 2)})
+    assert types(d) == [] or d.events[0]["play"] == "8/5 6/5"
+
+
+def test_dance_is_accepted_when_the_dice_are_picked_up():
+    closed = Position.from_points({19: -2, 20: -2, 21: -2, 22: -2, 23: -2, 24: -2, 12: -3, 13: 14}, bar=(1, 0))
+    table = Table()
+    log = table.referee.log
+    game = Game(log.rules, closed, turn=WHITE, phase=Phase.ROLL)
+    log.apply({"type": "game"})
+    log.match = log.match.with_game(game)
+    table.look(closed)
+    d = table.look(closed, [Die(6, "white"), Die(4, "white")])
+    assert types(d) == ["roll"] and any("no legal move" in t for t in texts(d))
+    d = table.look(closed)
+    assert types(d) == ["play"] and d.events[0]["play"] == ""
+
+
+def test_restart_from_the_events_gives_the_same_state():
+    table, pos = _black_to_roll()
+    table.look(pos, cube=Cube(2, "black"))
+    table.look(pos, cube=Cube(2, "white"))
+    log = MatchLog.from_events(table.referee.log.events)
+    assert log.match == table.referee.log.match and log.position == table.position
+    restarted = Referee(log)
+    assert restarted.game.cube == 2 and restarted.game.turn == BLACK
