@@ -1,0 +1,861 @@
+"""The simulated overhead camera: what a camera above a backgammon table sees.
+
+``render(position, dice=..., cube=..., seed=...)`` draws one frame of any position with
+dice, the doubling cube, hands and table clutter, under a camera pose, lens, light and
+sensor drawn from ``seed`` (or given as ``Conditions``), and returns the BGR image with
+its ``FrameTruth``. The same arguments always give the same image.
+
+>>> from engine.position import Position
+>>> image, truth = render(Position.initial(), dice=(3, 1), seed=7, size=(320, 180))
+>>> image.shape, truth.points[5], [d.value for d in truth.dice]
+((180, 320, 3), 5, [3, 1])
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+import cv2
+import numpy as np
+
+from engine.position import BLACK, WHITE, Position
+from hardware.sim.render_optics import (CameraModel, CameraPose, Lighting, Sensor, apply_sensor, light_fields,
+                                        solve_camera)
+from hardware.sim.render_pieces import (SKIN_TONES, HandPose, Lift, cube_marks, die_marks, draw_checker,
+                                        draw_checker_on_edge, draw_clock, draw_dice_cup, draw_hand,
+                                        draw_score_card, draw_solid, patch_text)
+from hardware.sim.render_styles import BGR, STYLES, Style, painted_board, style_named, texture
+from hardware.sim.scene import (BOARD_HEIGHT, BOARD_WIDTH, CHECKER_THICKNESS, CUBE_SIZE, DIE_SIZE, FRAME,
+                                HOME_CORNERS, BoardGeometry, CheckerPlacement, checker_placements)
+
+CUBE_FACES = (2, 4, 8, 16, 32, 64)
+DIE_RESTS = ("flat", "on_checker", "cocked")
+TABLE_MARGIN = 6.5      # table drawn in perspective around the board, in checker diameters
+
+
+# ------------------------------------------------------------------ what is on the table
+@dataclass(frozen=True)
+class Die:
+    """A die showing ``value``, thrown into ``half``: whose right-hand half of the board
+    (``"white"`` or ``"black"``) or ``"off"`` the board. ``rest`` is ``"flat"``,
+    ``"on_checker"`` (lying tilted on a checker) or ``"cocked"`` (leaning on a checker or
+    the rail). ``at`` (canvas position in checker diameters), ``yaw`` (radians) and
+    ``lean`` / ``lean_toward`` (radians) are chosen at random when ``None``. ``motion``
+    (checker diameters) smears a tumbling die along that vector."""
+
+    value: int
+    half: str = "white"
+    rest: str = "flat"
+    at: tuple[float, float] | None = None
+    yaw: float | None = None
+    lean: float | None = None
+    lean_toward: float | None = None
+    colour: BGR | None = None
+    pips: BGR | None = None
+    motion: tuple[float, float] = (0.0, 0.0)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.value <= 6:
+            raise ValueError(f"a die shows 1..6, got {self.value}")
+        if self.half not in ("white", "black", "off"):
+            raise ValueError(f"die half must be 'white', 'black' or 'off', got {self.half!r}")
+        if self.rest not in DIE_RESTS:
+            raise ValueError(f"die rest must be one of {', '.join(DIE_RESTS)}, got {self.rest!r}")
+
+    @property
+    def moving(self) -> bool:
+        return bool(np.hypot(*self.motion) > 0.05)
+
+
+@dataclass(frozen=True)
+class Cube:
+    """The doubling cube: ``value`` 1 (centred, the 64 face up), or 2..64 owned by ``side``
+    (``"white"``/``"black"``); ``side="centre"`` with a value above 1 shows that face in the
+    middle (as after a beaver or before it is pushed across)."""
+
+    value: int = 1
+    side: str = "centre"
+
+    def __post_init__(self) -> None:
+        if self.value != 1 and self.value not in CUBE_FACES:
+            raise ValueError(f"cube value must be 1 or one of {CUBE_FACES}, got {self.value}")
+        if self.side not in ("centre", "white", "black"):
+            raise ValueError(f"cube side must be 'centre', 'white' or 'black', got {self.side!r}")
+        if self.value == 1 and self.side != "centre":
+            raise ValueError("a cube at 1 is centred")
+
+    @property
+    def face(self) -> int:
+        """The number on the top face (64 for a centred cube at 1)."""
+        return 64 if self.value == 1 else self.value
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A player's hand over the board: the ``side`` whose arm it is reaches toward
+    ``target`` (White's point number 1..24, ``"bar"``, ``"dice"``, ``"cube"``, or a canvas
+    position in checker diameters) and is ``reach`` (0..1) of the way there from the edge;
+    ``holding`` draws a checker in its fingers."""
+
+    target: int | str | tuple[float, float] = "dice"
+    side: str = "white"
+    reach: float = 1.0
+    holding: bool = False
+    skin: BGR | None = None
+
+
+@dataclass(frozen=True)
+class Clutter:
+    """A tournament table around the board: a game clock, score cards, dice cups and a
+    broadcast overlay strip across the bottom of the frame."""
+
+    clock: bool = True
+    score_cards: bool = True
+    cups: bool = True
+    overlay: bool = False
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """Everything about the camera and the room: pose and lens, light, sensor, how
+    carelessly the checkers are placed (0..1), and the clutter on the table."""
+
+    pose: CameraPose = CameraPose()
+    lighting: Lighting = Lighting()
+    sensor: Sensor = Sensor()
+    messiness: float = 0.3
+    clutter: Clutter | None = None
+
+    @classmethod
+    def clean(cls) -> Conditions:
+        """Straight down, no distortion, even white light, no noise: the easiest frame."""
+        return cls(messiness=0.0)
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, difficulty: float = 1.0) -> Conditions:
+        """Conditions of a real table, harder as ``difficulty`` goes from 0 to 1."""
+        d = float(np.clip(difficulty, 0.0, 1.0))
+        pose = CameraPose(
+            tilt=float(rng.uniform(0, 20 * d)), azimuth=float(rng.uniform(0, 360)),
+            rotation=float(rng.choice([0, 90, 180, 270]) + rng.normal(0, 6 * d)) if rng.random() < 0.7
+            else float(rng.uniform(0, 360)),
+            fill=float(rng.uniform(0.95 - 0.35 * d, 0.95)),
+            offset=(float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1))),
+            distortion=float(rng.uniform(0, 0.12 * d)))
+        temperature = rng.normal(0, 0.08 * d)
+        glare = tuple((float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)), float(rng.uniform(20, 120)),
+                       float(rng.uniform(30, 110) * d)) for _ in range(int(rng.integers(0, 3 if d else 1))))
+        shadows = ()
+        if rng.random() < 0.4 * d:
+            x = float(rng.uniform(-0.2, 0.6))
+            shadows = (((x, -0.1), (x + 0.5, -0.1), (x + float(rng.uniform(0.2, 0.6)), 1.1), (x - 0.1, 1.1)),)
+        lighting = Lighting(
+            gains=(float(1 - temperature), 1.0, float(1 + temperature)),
+            gradient=(float(rng.normal(0, 0.12 * d)), float(rng.normal(0, 0.12 * d))),
+            vignette=float(rng.uniform(0, 0.35 * d)),
+            shadows=shadows, shadow_depth=float(rng.uniform(0.15, 0.4)),
+            glare=glare, direction=_unit(rng.normal(size=2)))
+        sensor = Sensor(noise=float(rng.uniform(0, 6 * d)),
+                        blur=float(rng.uniform(2, 6)) if rng.random() < 0.1 * d else 0.0,
+                        blur_angle=float(rng.uniform(0, 180)),
+                        jpeg_quality=int(rng.integers(50, 95)) if rng.random() < 0.5 * d else 0)
+        clutter = None
+        if rng.random() < 0.4 * d:
+            clutter = Clutter(clock=bool(rng.random() < 0.8), score_cards=bool(rng.random() < 0.7),
+                              cups=bool(rng.random() < 0.7), overlay=bool(rng.random() < 0.3))
+        return cls(pose, lighting, sensor, float(rng.uniform(0.1, 0.5 + 0.5 * d)), clutter)
+
+
+def _unit(v) -> tuple[float, float]:
+    v = np.asarray(v, float)
+    n = np.linalg.norm(v)
+    return (0.6, 0.8) if n < 1e-9 else (float(v[0] / n), float(v[1] / n))
+
+
+# ------------------------------------------------------------------------- ground truth
+Box = tuple[int, int, int, int]     # x, y, w, h in frame pixels
+
+
+@dataclass(frozen=True)
+class DieTruth:
+    """A die as the frame shows it: ``half`` is whose right-hand half it lies in
+    (``"white"``/``"black"``, ``None`` off the board), ``canvas_half`` left or right of the
+    bar in the canonical view; ``flat`` only when it lies flat on the board."""
+
+    value: int
+    half: str | None
+    canvas_half: str | None
+    flat: bool
+    cocked: bool
+    on_checker: bool
+    moving: bool
+    centre: tuple[float, float]
+    box: Box
+
+
+@dataclass(frozen=True)
+class CubeTruth:
+    """The doubling cube: ``value`` in the game (1 when centred), ``face`` shown on top,
+    ``side`` ``"centre"``, ``"white"`` or ``"black"``."""
+
+    value: int
+    face: int
+    side: str
+    centre: tuple[float, float]
+    box: Box
+
+
+@dataclass(frozen=True)
+class CheckerTruth:
+    """One checker: ``location`` White's point 1..24, ``"bar"`` or ``"off"``; ``layer`` 0
+    lies on the board; ``centre`` of its top face and ``box`` in frame pixels."""
+
+    owner: str
+    location: int | str
+    layer: int
+    centre: tuple[float, float]
+    box: Box
+
+
+@dataclass(frozen=True)
+class FrameTruth:
+    """Everything true about one rendered frame.
+
+    ``points`` are 24 signed counts for White's points 1..24 (+White, -Black);
+    ``corners`` the board case's corners in frame pixels in the order top-left, top-right,
+    bottom-right, bottom-left of the canonical canvas (White's home board in ``home``);
+    ``homography`` maps board-canvas pixels (``canvas_size``, ``ppd`` pixels per checker
+    diameter) to the ideal image before the lens's barrel ``distortion`` (see
+    ``render_optics``). ``occluded_points`` are the points a hand covers; ``settled`` is
+    false while a hand is over the board, a die moves or the camera shakes.
+    """
+
+    position: Position
+    points: tuple[int, ...]
+    bar: dict[str, int]
+    off: dict[str, int]
+    dice: tuple[DieTruth, ...]
+    cube: CubeTruth | None
+    hand: bool
+    occluded_points: tuple[int, ...]
+    occluded_bar: bool
+    occluded_trays: tuple[str, ...]
+    settled: bool
+    corners: np.ndarray
+    homography: np.ndarray
+    distortion: float
+    canvas_size: tuple[int, int]
+    ppd: float
+    home: str
+    style: str
+    size: tuple[int, int]
+    checkers: tuple[CheckerTruth, ...]
+    layers: dict[int, int]
+    point_polygons: dict[int, np.ndarray]
+    conditions: Conditions
+    seed: int | None = None
+    timestamp: float | None = None
+
+    def to_json(self) -> dict:
+        """A JSON-ready summary (what a label file for this frame holds)."""
+        return {
+            "position_id": self.position.position_id(WHITE),
+            "points": list(self.points), "bar": dict(self.bar), "off": dict(self.off),
+            "dice": [{"value": d.value, "half": d.half, "flat": d.flat, "cocked": d.cocked,
+                      "on_checker": d.on_checker, "moving": d.moving, "box": list(d.box)} for d in self.dice],
+            "cube": None if self.cube is None else {"value": self.cube.value, "face": self.cube.face,
+                                                    "side": self.cube.side, "box": list(self.cube.box)},
+            "hand": self.hand, "occluded_points": list(self.occluded_points), "settled": self.settled,
+            "corners": np.round(self.corners, 2).tolist(), "home": self.home, "style": self.style,
+            "size": list(self.size), "seed": self.seed, "timestamp": self.timestamp,
+        }
+
+
+# ----------------------------------------------------------------------------- renderer
+@dataclass(frozen=True)
+class Scene:
+    """What lies on the table at one instant (everything placed, nothing random left)."""
+
+    position: Position
+    dice: tuple[Die, ...] = ()
+    cube: Cube | None = Cube()
+    hands: tuple[Hand, ...] = ()
+
+
+class BoardRenderer:
+    """Renders scenes of one board style and home corner at one frame size, caching the
+    painted board, the table around it and the camera's remap tables between frames."""
+
+    def __init__(self, style: str = "classic", size: tuple[int, int] = (1280, 720),
+                 home: str = "bottom-right") -> None:
+        if home not in HOME_CORNERS:
+            raise ValueError(f"home corner must be one of {', '.join(HOME_CORNERS)}, got {home!r}")
+        w, h = size
+        if w < 64 or h < 36:
+            raise ValueError(f"frame size {w}x{h} is too small (at least 64x36)")
+        self.style: Style = style_named(style)
+        self.size = (int(w), int(h))
+        self.home = home
+        self.ppd = round(min(h, w * 0.75) / 15.0, 2)
+        board, self.geometry = painted_board(self.style.name, home, self.ppd)
+        self.margin = int(round(TABLE_MARGIN * self.ppd))
+        self.table = self._paint_table(board)
+        self.background = self._paint_background()
+        self._cameras: OrderedDict[tuple, tuple[CameraModel, tuple[np.ndarray, np.ndarray]]] = OrderedDict()
+        self._lights: OrderedDict[Lighting, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    # ---------------------------------------------------------------- static parts
+    def _table_surface(self, size: tuple[int, int], seed: int) -> np.ndarray:
+        """The tablecloth: a low-contrast felt in the style's table colour."""
+        tex = texture("felt", size, seed)
+        return np.clip(tex[:, :, None] * np.array(self.style.table, np.float32), 0, 255).astype(np.uint8)
+
+    def _paint_table(self, board: np.ndarray) -> np.ndarray:
+        bh, bw = board.shape[:2]
+        m = self.margin
+        th, tw = bh + 2 * m, bw + 2 * m
+        table = self._table_surface((tw, th), 99)
+        shadow = np.zeros((th, tw), np.float32)
+        off = int(self.ppd * 0.25)
+        shadow[m + off:m + bh + off, m + off:m + bw + off] = 1.0
+        shadow = cv2.GaussianBlur(shadow, (0, 0), self.ppd * 0.3)
+        table = (table * (1 - 0.45 * shadow[:, :, None])).astype(np.uint8)
+        table[m:m + bh, m:m + bw] = board
+        table.setflags(write=False)
+        return table
+
+    def _paint_background(self) -> np.ndarray:
+        """The table beyond the drawn canvas, straight in frame space (it has no features
+        whose perspective would show)."""
+        background = self._table_surface(self.size, 98)
+        background.setflags(write=False)
+        return background
+
+    def board_to_table(self) -> np.ndarray:
+        """The translation from board-canvas pixels to table-canvas pixels."""
+        return np.array([[1, 0, self.margin], [0, 1, self.margin], [0, 0, 1]], np.float64)
+
+    def camera(self, pose: CameraPose) -> tuple[CameraModel, tuple[np.ndarray, np.ndarray]]:
+        """The camera model for ``pose`` (table-canvas to frame) and its remap tables."""
+        if pose in self._cameras:
+            self._cameras.move_to_end(pose)
+            return self._cameras[pose]
+        x0, y0, x1, y1 = self.geometry.outline
+        m = self.margin
+        model = solve_camera(pose, (x0 + m, y0 + m, x1 + m, y1 + m), self.size)
+        entry = (model, model.remap_tables())
+        self._cameras[pose] = entry
+        if len(self._cameras) > 8:
+            self._cameras.popitem(last=False)
+        return entry
+
+    def _light(self, lighting: Lighting) -> tuple[np.ndarray, np.ndarray]:
+        if lighting not in self._lights:
+            gain, glare = light_fields(lighting, self.size)
+            self._lights[lighting] = (np.clip(gain * 128, 0, 255).astype(np.uint8), glare)
+            if len(self._lights) > 8:
+                self._lights.popitem(last=False)
+        self._lights.move_to_end(lighting)
+        return self._lights[lighting]
+
+    # -------------------------------------------------------------------- placing
+    def d(self, at: tuple[float, float]) -> np.ndarray:
+        """Board canvas position in checker diameters to table-canvas pixels."""
+        return np.asarray(at, float) * self.ppd + self.margin
+
+    def place_dice(self, scene: Scene, conditions: Conditions, layout_seed: int,
+                   rng: np.random.Generator) -> tuple[Die, ...]:
+        """Fix every unset position, turn and lean of the scene's dice: flat dice land
+        clear of checkers and of each other, cocked dice against a checker or the rail,
+        dice ``on_checker`` on top of one."""
+        placements = self._placements(scene.position, layout_seed, conditions.messiness)
+        g = self.geometry
+        s = self.ppd
+        occupied = [(np.array(p.centre) / s, 0.5) for p in placements if p.location != "off"]
+        placed: list[Die] = []
+        for die in scene.dice:
+            if die.at is not None and die.yaw is not None and (die.rest == "flat" or die.lean is not None):
+                placed.append(die)
+                occupied.append((np.array(die.at), DIE_SIZE * 0.75))
+                continue
+            if die.half == "off":
+                rect = self._off_board_rect(rng)
+            else:
+                x0, y0, x1, y1 = (v / s for v in g.field_of(die.half))
+                rect = (x0 + 0.4, y0 + 0.4, x1 - 0.4, y1 - 0.4)
+            at, lean, toward = die.at, die.lean, die.lean_toward
+            if at is None:
+                at, lean, toward = self._landing(die, rect, placements, occupied, rng)
+            if die.rest != "flat" and lean is None:
+                lean = float(rng.uniform(0.35, 0.6)) if die.rest == "cocked" else float(rng.uniform(0.1, 0.25))
+                toward = float(rng.uniform(0, 2 * np.pi)) if toward is None else toward
+            yaw = die.yaw if die.yaw is not None else float(rng.uniform(0, np.pi / 2))
+            placed.append(replace(die, at=(float(at[0]), float(at[1])), yaw=yaw, lean=lean, lean_toward=toward))
+            occupied.append((np.array(at), DIE_SIZE * 0.75))
+        return tuple(placed)
+
+    def _off_board_rect(self, rng: np.random.Generator) -> tuple[float, float, float, float]:
+        """A strip of table beside the board's long edge (checker diameters, canvas)."""
+        if rng.random() < 0.5:
+            return (1.0, -2.0, BOARD_WIDTH - 1.0, -0.8)
+        return (1.0, BOARD_HEIGHT + 0.8, BOARD_WIDTH - 1.0, BOARD_HEIGHT + 2.0)
+
+    def _landing(self, die: Die, rect, placements: list[CheckerPlacement], occupied, rng: np.random.Generator):
+        x0, y0, x1, y1 = rect
+        s = self.ppd
+        if die.rest != "flat" and die.half != "off":
+            inside = [p for p in placements if p.location != "off" and p.layer == 0
+                      and x0 - 0.5 <= p.centre[0] / s <= x1 + 0.5 and y0 - 0.5 <= p.centre[1] / s <= y1 + 0.5]
+            if inside:
+                p = inside[int(rng.integers(len(inside)))]
+                c = np.array(p.centre) / s
+                angle = float(rng.uniform(0, 2 * np.pi))
+                direction = np.array([np.cos(angle), np.sin(angle)])
+                if die.rest == "on_checker":
+                    return c + direction * 0.15, float(rng.uniform(0.1, 0.25)), angle
+                at = c + direction * (0.5 + DIE_SIZE * 0.45)
+                return at, float(rng.uniform(0.35, 0.6)), angle + np.pi
+            if die.rest == "cocked":        # against the rail at the half's edge
+                y = y0 - 0.4 + DIE_SIZE * 0.45 if rng.random() < 0.5 else y1 + 0.4 - DIE_SIZE * 0.45
+                at = np.array([rng.uniform(x0, x1), y])
+                toward = -np.pi / 2 if y < (y0 + y1) / 2 else np.pi / 2
+                return at, float(rng.uniform(0.35, 0.6)), toward
+        best, best_gap = None, -1.0
+        for _ in range(60):
+            at = np.array([rng.uniform(x0, x1), rng.uniform(y0, y1)])
+            gap = min((np.linalg.norm(at - c) - r for c, r in occupied), default=9.0)
+            if gap > DIE_SIZE * 0.8:
+                return at, None, None
+            if gap > best_gap:
+                best, best_gap = at, gap
+        return best, None, None
+
+    def _placements(self, position: Position, layout_seed: int, messiness: float) -> list[CheckerPlacement]:
+        return checker_placements(self.geometry, position.white, position.black, layout_seed, messiness)
+
+    # -------------------------------------------------------------------- drawing
+    def render_scene(self, scene: Scene, conditions: Conditions, layout_seed: int, noise_seed: int,
+                     clutter_seed: int = 0) -> tuple[np.ndarray, FrameTruth]:
+        """One frame of a fully placed scene (see ``place_dice``) and its truth."""
+        style, s, m = self.style, self.ppd, self.margin
+        model, (map1, map2) = self.camera(conditions.pose)
+        lift = model.lift
+        light = np.array(conditions.lighting.direction, float) * 0.25 * s
+        light_dir = np.array(conditions.lighting.direction, float)
+        canvas = self.table.copy()
+        rng = np.random.default_rng((layout_seed, 7))
+        placements = [replace(p, centre=(p.centre[0] + m, p.centre[1] + m))
+                      for p in self._placements(scene.position, layout_seed, conditions.messiness)]
+        looks = {"white": style.white, "black": style.black}
+        radius = 0.485 * s
+        thickness = CHECKER_THICKNESS * s
+        tints = {id(p): float(rng.uniform(0.92, 1.06)) for p in placements}
+
+        # ground layer: clutter, checkers on the board, dice and cube
+        clutter_items = self._clutter_items(conditions.clutter, clutter_seed) if conditions.clutter else []
+        shadow = np.zeros(canvas.shape[:2], np.uint8)
+        ground = [p for p in placements if p.layer == 0 and not p.on_edge]
+        for item in clutter_items:
+            item(None, shadow)
+        for p in ground:
+            draw_checker(None, shadow, p.centre, radius, looks[p.owner], lift, 0.0, thickness, 1.0, light_dir)
+        solids = self._solids(scene, lift, light_dir)
+        for solid in solids:
+            solid(None, shadow)
+        _apply_shadow(canvas, shadow, 0.45, 0.12 * s)
+        for item in clutter_items:
+            item(canvas, None)
+        tops: dict[int, tuple[float, float]] = {}
+        for p in (q for q in placements if q.on_edge):
+            x0, y0, x1, y1 = draw_checker_on_edge(canvas, p.centre, radius, thickness, looks[p.owner], lift,
+                                                  tints[id(p)])
+            tops[id(p)] = ((x0 + x1) / 2, (y0 + y1) / 2)
+        for p in ground:
+            tops[id(p)] = draw_checker(canvas, None, p.centre, radius, looks[p.owner], lift, 0.0, thickness,
+                                       tints[id(p)], light_dir)
+        max_layer = max((p.layer for p in placements), default=0)
+        for layer in range(1, max_layer + 1):
+            upper = [p for p in placements if p.layer == layer]
+            shadow[:] = 0
+            for p in upper:
+                draw_checker(None, shadow, p.centre, radius, looks[p.owner], lift, layer * thickness, thickness,
+                             1.0, light_dir * 0.5)
+            _apply_shadow(canvas, shadow, 0.35, 0.06 * s)
+            for p in upper:
+                tops[id(p)] = draw_checker(canvas, None, p.centre, radius, looks[p.owner], lift,
+                                           layer * thickness, thickness, tints[id(p)], light_dir)
+        outlines = [solid(canvas, None) for solid in solids]
+
+        image = self.background.copy()
+        cv2.remap(canvas, map1, map2, cv2.INTER_LINEAR, dst=image, borderMode=cv2.BORDER_TRANSPARENT)
+
+        # hands over everything, drawn in the frame so arms reach in from beyond it
+        hand_mask = None
+        if scene.hands:
+            hand_mask = np.zeros(image.shape[:2], np.uint8)
+            shadow_image = np.zeros(image.shape[:2], np.uint8)
+            poses = [self._hand_pose(h, scene, placements, rng) for h in scene.hands]
+            for pose in poses:
+                draw_hand(None, shadow_image, None, pose, lift, light_dir, model.to_image)
+            _apply_shadow(image, shadow_image, 0.4, 0.5 * s * self._frame_scale(model))
+            for pose in poses:
+                draw_hand(image, None, hand_mask, pose, lift, light_dir, model.to_image)
+        gain, glare = self._light(conditions.lighting)
+        image = cv2.multiply(image, gain, scale=1 / 128.0)
+        if conditions.lighting.glare:
+            image = cv2.add(image, glare)
+        if conditions.clutter is not None and conditions.clutter.overlay:
+            _draw_overlay(image, clutter_seed)
+        image = apply_sensor(image, conditions.sensor, noise_seed)
+        truth = self._truth(scene, conditions, model, placements, tops, outlines, hand_mask, radius)
+        return image, truth
+
+    def _frame_scale(self, model: CameraModel) -> float:
+        """Frame pixels per canvas pixel near the board's centre."""
+        x0, y0, x1, y1 = self.geometry.outline
+        c = np.array([(x0 + x1) / 2, (y0 + y1) / 2]) + self.margin
+        a, b = model.to_image([c, c + (self.ppd, 0)])
+        return float(np.linalg.norm(b - a) / self.ppd)
+
+    def _solids(self, scene: Scene, lift: Lift, light: np.ndarray):
+        """Drawing closures for the cube and the dice (each takes canvas, shadow)."""
+        style, s = self.style, self.ppd
+        items = []
+        if scene.cube is not None:
+            cube = scene.cube
+            centre = self._cube_centre(cube)
+            yaw = 0.08 * ((hash((cube.value, cube.side)) % 7) - 3) / 3
+
+            def draw_cube(canvas, shadow, centre=centre, yaw=yaw, cube=cube):
+                return draw_solid(canvas, shadow, centre, CUBE_SIZE * s, yaw, cube_marks(cube.face), "cube",
+                                  style.cube, style.cube_text, lift, light)
+            items.append(draw_cube)
+        for k, die in enumerate(scene.dice):
+            marks = die_marks(die.value, np.random.default_rng((die.value, k, int(die.yaw * 1000))))
+            body = die.colour or style.die
+            ink = die.pips or style.pip
+            base_z = CHECKER_THICKNESS * s if die.rest == "on_checker" else 0.0
+
+            def draw_die(canvas, shadow, die=die, marks=marks, body=body, ink=ink, base_z=base_z):
+                centre = self.d(die.at)
+                lean = die.lean or 0.0
+                axis = (die.lean_toward or 0.0) + np.pi / 2
+                if not die.moving or canvas is None:
+                    return draw_solid(canvas, shadow, centre, DIE_SIZE * s, die.yaw, marks, "die", body, ink,
+                                      lift, light, lean, axis, base_z)
+                return _smeared(canvas, centre, die, marks, body, ink, lift, light, s)
+            items.append(draw_die)
+        return items
+
+    def _cube_centre(self, cube: Cube) -> np.ndarray:
+        g, m, s = self.geometry, self.margin, self.ppd
+        bx = (g.bar[0] + g.bar[2]) / 2 + m
+        if cube.side == "centre":
+            return np.array([bx, (g.bar[1] + g.bar[3]) / 2 + m])
+        edge = g.side_edge_y(cube.side)
+        inward = 1 if edge < g.size[1] / 2 else -1
+        return np.array([bx, edge + m + inward * (FRAME + 0.55) * s])
+
+    def _hand_pose(self, hand: Hand, scene: Scene, placements: list[CheckerPlacement],
+                   rng: np.random.Generator) -> HandPose:
+        g, s, m = self.geometry, self.ppd, self.margin
+        target = hand.target
+        if isinstance(target, tuple):
+            tip = self.d(target)
+        elif target == "dice" and scene.dice:
+            tip = np.mean([self.d(d.at) for d in scene.dice], axis=0)
+        elif target == "cube" and scene.cube is not None:
+            tip = self._cube_centre(scene.cube)
+        elif target == "bar" or target in ("dice", "cube"):
+            tip = np.array([(g.bar[0] + g.bar[2]) / 2 + m, (g.bar[1] + g.bar[3]) / 2 + m])
+        elif isinstance(target, int) and 1 <= target <= 24:
+            on_point = [p for p in placements if p.location == target]
+            point = g.point(target)
+            if on_point:
+                far = max(on_point, key=lambda p: np.hypot(p.centre[0] - m - point.base[0],
+                                                           p.centre[1] - m - point.base[1]))
+                tip = np.array(far.centre)
+            else:
+                tip = np.array(point.slot(point.length * 0.3)) + m
+        else:
+            raise ValueError(f"hand target must be a point 1..24, 'bar', 'dice', 'cube' or a position, got {target!r}")
+        edge = g.side_edge_y(hand.side) + m
+        outward = -1 if edge < g.size[1] / 2 + m else 1
+        reach = float(np.clip(hand.reach, 0.0, 1.0))
+        start = np.array([tip[0] + rng.normal(0, 1.5) * s, edge + outward * 3.0 * s])
+        fingertip = start + (tip - start) * reach
+        shoulder = fingertip + (start - tip) / max(np.linalg.norm(start - tip), 1e-6) * 45.0 * s
+        skin = hand.skin or SKIN_TONES[int(rng.integers(len(SKIN_TONES)))]
+        look = (self.style.white if hand.side == "white" else self.style.black) if hand.holding else None
+        return HandPose(tuple(shoulder), tuple(fingertip), width=2.0 * s, height=2.5 * s, skin=skin, holding=look)
+
+    def _clutter_items(self, clutter: Clutter, seed: int):
+        """Drawing closures for the clock, score cards and cups around the board."""
+        rng = np.random.default_rng((seed, 11))
+        g, s, m = self.geometry, self.ppd, self.margin
+        w, h = g.size
+        light = np.array((0.6, 0.8)) * 0.25 * s
+        items = []
+        left_side = not g.trays_right
+        side_x = (m + w + 2.6 * s) if not left_side else (m - 2.6 * s)
+        tray_side_x = (m - 2.6 * s) if not left_side else (m + w + 2.6 * s)
+        if clutter.clock:
+            c = (side_x + rng.normal(0, 0.3) * s, m + h / 2 + rng.normal(0, 1.0) * s)
+            angle = float(90 + rng.normal(0, 8))
+            times = (f"{int(rng.integers(0, 30))}:{int(rng.integers(0, 60)):02d}",
+                     f"{int(rng.integers(0, 30))}:{int(rng.integers(0, 60)):02d}")
+            items.append(lambda cv, sh, c=c, a=angle, t=times: draw_clock(cv, sh, c, 4.0 * s, a, t, light))
+        if clutter.score_cards:
+            for k, y in enumerate((m + 2.2 * s, m + h - 2.2 * s)):
+                c = (tray_side_x + rng.normal(0, 0.4) * s, y + rng.normal(0, 0.5) * s)
+                lines = (f"{int(rng.integers(0, 11))} - {int(rng.integers(0, 11))}", f"to {int(rng.choice([5, 7, 9, 11]))}")
+                angle = float(rng.normal(0, 10))
+                items.append(lambda cv, sh, c=c, a=angle, t=lines: draw_score_card(cv, sh, c, 3.0 * s, a, t, light))
+        if clutter.cups:
+            lift = Lift((m + w / 2, m + h / 2), 40 * s)
+            for edge_y in (m - 2.0 * s, m + h + 2.0 * s):
+                c = (m + w * rng.uniform(0.15, 0.85), edge_y + rng.normal(0, 0.3) * s)
+                colour = ((30, 50, 90), (20, 20, 25), (40, 40, 120))[int(rng.integers(3))]
+                items.append(lambda cv, sh, c=c, col=colour: draw_dice_cup(cv, sh, c, 1.0 * s, col, lift, light))
+        return items
+
+    def _truth(self, scene: Scene, conditions: Conditions, model: CameraModel, placements, tops, outlines,
+               hand_mask, radius) -> FrameTruth:
+        g, m, s = self.geometry, self.margin, self.ppd
+        w, h = self.size
+        to_table = self.board_to_table()
+        board_h = model.homography @ to_table
+        board_h = board_h / board_h[2, 2]
+
+        def box_of(points) -> Box:
+            pts = model.to_image(points)
+            x0, y0 = np.floor(pts.min(axis=0))
+            x1, y1 = np.ceil(pts.max(axis=0))
+            x0, y0 = max(int(x0), 0), max(int(y0), 0)
+            x1, y1 = min(int(x1), w), min(int(y1), h)
+            return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
+
+        def centre_of(p) -> tuple[float, float]:
+            c = model.to_image([p])[0]
+            return (float(c[0]), float(c[1]))
+
+        ring = np.stack([np.cos(np.linspace(0, 2 * np.pi, 12, endpoint=False)),
+                         np.sin(np.linspace(0, 2 * np.pi, 12, endpoint=False))], axis=1)
+        checkers = []
+        if placements:
+            tops_xy = np.array([tops[id(p)] for p in placements], float)
+            radii = np.array([(radius, CHECKER_THICKNESS * s / 2) if p.on_edge else (radius, radius)
+                              for p in placements])
+            outlines_xy = tops_xy[:, None, :] + ring[None, :, :] * radii[:, None, :]
+            mapped = model.to_image(np.vstack([tops_xy, outlines_xy.reshape(-1, 2)]))
+            centres, rings = mapped[:len(placements)], mapped[len(placements):].reshape(len(placements), -1, 2)
+            for p, c, r in zip(placements, centres, rings):
+                x0, y0 = np.floor(r.min(axis=0))
+                x1, y1 = np.ceil(r.max(axis=0))
+                x0, y0 = max(int(x0), 0), max(int(y0), 0)
+                x1, y1 = min(int(x1), w), min(int(y1), h)
+                checkers.append(CheckerTruth(p.owner, p.location, p.layer, (float(c[0]), float(c[1])),
+                                             (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))))
+        layers: dict[int, int] = {}
+        for p in placements:
+            if isinstance(p.location, int):
+                layers[p.location] = max(layers.get(p.location, 0), p.layer + 1)
+        dice = []
+        solid_index = 1 if scene.cube is not None else 0
+        for die, outline in zip(scene.dice, outlines[solid_index:]):
+            centre = self.d(die.at)
+            on_board = die.half != "off"
+            canvas_half = g.half_of(die.at[0] * s) if on_board else None
+            if die.moving:
+                outline = np.vstack([outline, outline + np.array(die.motion) * s])
+            dice.append(DieTruth(die.value, g.right_hand_owner(canvas_half) if on_board else None, canvas_half,
+                                 flat=die.rest == "flat" and not die.moving, cocked=die.rest == "cocked",
+                                 on_checker=die.rest == "on_checker", moving=die.moving,
+                                 centre=centre_of(centre), box=box_of(outline)))
+        cube = None
+        if scene.cube is not None:
+            c = scene.cube
+            cube = CubeTruth(c.value, c.face, c.side, centre_of(self._cube_centre(c)), box_of(outlines[0]))
+        occluded: list[int] = []
+        occluded_bar = False
+        occluded_trays: list[str] = []
+        hand_on_board = False
+        if hand_mask is not None:
+            outline = model.to_image(g.corners() + m)
+            hand_on_board = _covered(hand_mask, outline, 0.0005)
+            for point in g.points:
+                if _covered(hand_mask, model.to_image(_strip_corners(point) + m), 0.01):
+                    occluded.append(point.number)
+            occluded_bar = _covered(hand_mask, model.to_image(_rect_corners(g.bar) + m), 0.01)
+            occluded_trays = [name for name, rect in (("white", g.tray_white), ("black", g.tray_black))
+                              if _covered(hand_mask, model.to_image(_rect_corners(rect) + m), 0.01)]
+        mapped = model.to_image(np.vstack([point.polygon() for point in g.points] + [g.corners()]) + m)
+        polygons = {point.number: mapped[3 * i:3 * i + 3] for i, point in enumerate(g.points)}
+        corners = mapped[-4:]
+        moving = any(d.moving for d in scene.dice)
+        position = scene.position
+        return FrameTruth(
+            position=position, points=tuple(position.points()),
+            bar={"white": position.bar(WHITE), "black": position.bar(BLACK)},
+            off={"white": position.off(WHITE), "black": position.off(BLACK)},
+            dice=tuple(dice), cube=cube, hand=hand_on_board, occluded_points=tuple(occluded),
+            occluded_bar=occluded_bar, occluded_trays=tuple(occluded_trays),
+            settled=not hand_on_board and not moving and conditions.sensor.blur < 1.5,
+            corners=corners, homography=board_h, distortion=model.distortion, canvas_size=g.size, ppd=s,
+            home=self.home, style=self.style.name, size=self.size, checkers=tuple(checkers), layers=layers,
+            point_polygons=polygons, conditions=conditions)
+
+
+def _rect_corners(rect) -> np.ndarray:
+    x0, y0, x1, y1 = rect
+    return np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], float)
+
+
+def _strip_corners(point) -> np.ndarray:
+    """The rectangle a point's checkers occupy (canvas pixels)."""
+    hw = point.width / 2
+    return np.array([point.slot(0, -hw), point.slot(0, hw), point.slot(point.length, hw),
+                     point.slot(point.length, -hw)], float)
+
+
+def _covered(mask: np.ndarray, polygon: np.ndarray, fraction: float) -> bool:
+    """Whether more than ``fraction`` of ``polygon`` (frame pixels) is set in ``mask``."""
+    x, y, w, h = cv2.boundingRect(np.round(polygon).astype(np.int32))
+    H, W = mask.shape
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(region, np.round(polygon - (x0, y0)).astype(np.int32), 255)
+    area = np.count_nonzero(region)
+    hidden = np.count_nonzero(cv2.bitwise_and(region, mask[y0:y1, x0:x1]))
+    return area > 0 and hidden > fraction * area
+
+
+def _apply_shadow(canvas: np.ndarray, mask: np.ndarray, depth: float, sigma: float) -> None:
+    """Darken ``canvas`` under the soft (blurred) ``mask`` by up to ``depth``. Wide
+    blurs are done on a quarter-size copy: a soft shadow has no detail to lose."""
+    x, y, w, h = cv2.boundingRect(mask)
+    if w == 0 or h == 0:
+        return
+    pad = int(3 * sigma) + 2
+    H, W = mask.shape
+    x0, y0, x1, y1 = max(x - pad, 0), max(y - pad, 0), min(x + w + pad, W), min(y + h + pad, H)
+    region = mask[y0:y1, x0:x1]
+    if sigma > 3 and min(region.shape) > 16:
+        small = cv2.resize(region, ((x1 - x0) // 4 or 1, (y1 - y0) // 4 or 1), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), sigma / 4)
+        soft = cv2.resize(small, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+    else:
+        soft = cv2.GaussianBlur(region, (0, 0), max(sigma, 0.5))
+    keep = cv2.subtract(255, cv2.multiply(soft, depth, dtype=cv2.CV_8U))
+    roi = canvas[y0:y1, x0:x1]
+    roi[:] = cv2.multiply(roi, cv2.merge([keep, keep, keep]), scale=1 / 255.0)
+
+
+def _smeared(canvas, centre, die: Die, marks, body, ink, lift: Lift, light, s: float) -> np.ndarray:
+    """A tumbling die: the die drawn along its motion and averaged, as a slow shutter sees it."""
+    motion = np.array(die.motion) * s
+    steps = 7
+    pad = int(DIE_SIZE * s * 2) + 2
+    lo = np.minimum(centre, centre + motion) - pad
+    hi = np.maximum(centre, centre + motion) + pad
+    H, W = canvas.shape[:2]
+    x0, y0 = max(int(lo[0]), 0), max(int(lo[1]), 0)
+    x1, y1 = min(int(hi[0]), W), min(int(hi[1]), H)
+    if x1 <= x0 or y1 <= y0:
+        return np.array([centre, centre + motion])
+    base = canvas[y0:y1, x0:x1].copy()
+    acc = np.zeros(base.shape, np.float32)
+    local_lift = Lift((lift.nadir[0] - x0, lift.nadir[1] - y0), lift.height)
+    outlines = []
+    for k in range(steps):
+        f = k / (steps - 1)
+        tmp = base.copy()
+        c = centre + motion * f - (x0, y0)
+        outline = draw_solid(tmp, None, c, DIE_SIZE * s, die.yaw + f * 2.5, marks, "die", body, ink,
+                             local_lift, light, 0.5 * np.sin(f * 9), f * 4.0, 0.0)
+        outlines.append(outline + (x0, y0))
+        acc += tmp
+    canvas[y0:y1, x0:x1] = (acc / steps).astype(np.uint8)
+    return np.vstack(outlines)
+
+
+def _draw_overlay(image: np.ndarray, seed: int) -> None:
+    """A broadcast caption strip across the bottom of the frame: names, score, match length."""
+    rng = np.random.default_rng((seed, 13))
+    h, w = image.shape[:2]
+    band = max(int(h * 0.08), 8)
+    y0 = h - band - int(h * 0.03)
+    roi = image[y0:y0 + band, int(w * 0.05):int(w * 0.95)]
+    roi[:] = (roi * 0.25 + np.array((60, 25, 10)) * 0.75).astype(np.uint8)
+    names = ("ANDERSEN", "KAZAROV", "MORIYAMA", "OKAFOR", "DELACROIX", "SILVA")
+    a, b = rng.choice(len(names), 2, replace=False)
+    text = f"{names[a]}  {int(rng.integers(0, 11))}   -   {int(rng.integers(0, 11))}  {names[b]}   (11)"
+    patch_text(image, text, (w / 2, y0 + band / 2), w * 0.6, 0.0, (240, 240, 240))
+
+
+# ---------------------------------------------------------------------- plain function
+_RENDERERS: OrderedDict[tuple, BoardRenderer] = OrderedDict()
+
+
+def board_renderer(style: str, size: tuple[int, int], home: str) -> BoardRenderer:
+    """A shared renderer for a style, frame size and home corner (kept across calls)."""
+    key = (style, tuple(size), home)
+    if key not in _RENDERERS:
+        _RENDERERS[key] = BoardRenderer(style, size, home)
+        if len(_RENDERERS) > 12:
+            _RENDERERS.popitem(last=False)
+    _RENDERERS.move_to_end(key)
+    return _RENDERERS[key]
+
+
+def _as_dice(dice: Iterable[int | Die] | None, half: str) -> tuple[Die, ...]:
+    out = []
+    for d in dice or ():
+        out.append(d if isinstance(d, Die) else Die(int(d), half))
+    return tuple(out)
+
+
+def _as_cube(cube: Cube | int | tuple[int, str] | None) -> Cube | None:
+    if cube is None or isinstance(cube, Cube):
+        return cube
+    if isinstance(cube, tuple):
+        return Cube(int(cube[0]), str(cube[1]))
+    return Cube(int(cube), "centre") if int(cube) == 1 else Cube(int(cube), "white")
+
+
+def _as_hands(hand: bool | Hand | Iterable[Hand] | None, rng: np.random.Generator) -> tuple[Hand, ...]:
+    if hand is None or hand is False:
+        return ()
+    if hand is True:
+        target = int(rng.integers(1, 25)) if rng.random() < 0.7 else "bar"
+        return (Hand(target=target, side=("white", "black")[int(rng.integers(2))],
+                     reach=float(rng.uniform(0.6, 1.0)), holding=bool(rng.random() < 0.5)),)
+    if isinstance(hand, Hand):
+        return (hand,)
+    return tuple(hand)
+
+
+def render(position: Position, dice: Iterable[int | Die] | None = (), cube: Cube | int | tuple[int, str] | None = Cube(),
+           seed: int = 0, style: str | None = None, hand: bool | Hand | Iterable[Hand] | None = None,
+           size: tuple[int, int] = (1280, 720), home: str = "bottom-right",
+           conditions: Conditions | None = None, difficulty: float = 1.0,
+           half: str = "white") -> tuple[np.ndarray, FrameTruth]:
+    """One camera frame of ``position`` with ``dice`` (values thrown into ``half``, or
+    ``Die`` objects), the ``cube`` (``Cube``, a value, ``(value, side)`` or ``None`` for
+    no cube in view) and ``hand`` (``True`` for a random hand, or ``Hand`` objects).
+    ``style`` ``None`` picks one at random; ``conditions`` ``None`` draws camera, light
+    and sensor from ``seed`` at ``difficulty`` (0 clean .. 1 hard)."""
+    rng = np.random.default_rng(seed)
+    style = style or list(STYLES)[int(rng.integers(len(STYLES)))]
+    renderer = board_renderer(style, size, home)
+    conditions = conditions or Conditions.random(rng, difficulty)
+    layout_seed = int(rng.integers(2 ** 31))
+    scene = Scene(position, _as_dice(dice, half), _as_cube(cube), _as_hands(hand, rng))
+    scene = replace(scene, dice=renderer.place_dice(scene, conditions, layout_seed, rng))
+    image, truth = renderer.render_scene(scene, conditions, layout_seed, int(rng.integers(2 ** 31)),
+                                         int(rng.integers(2 ** 31)))
+    return image, replace(truth, seed=seed)

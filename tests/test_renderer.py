@@ -1,0 +1,178 @@
+"""The simulated overhead camera: reproducible frames whose ground truth matches what is drawn."""
+
+import numpy as np
+import pytest
+
+from engine.position import BLACK, WHITE, Position
+from hardware.sim.render_optics import CameraPose
+from hardware.sim.render_styles import STYLES
+from hardware.sim.renderer import (CUBE_FACES, Clutter, Conditions, Cube, Die, Hand, board_renderer, render)
+
+SMALL = (480, 270)
+
+
+def inside(box, size):
+    x, y, w, h = box
+    return x >= 0 and y >= 0 and w > 0 and h > 0 and x + w <= size[0] and y + h <= size[1]
+
+
+def test_same_seed_gives_the_same_frame_and_another_seed_does_not():
+    pos = Position.initial()
+    a, ta = render(pos, dice=(4, 2), seed=11, size=SMALL, hand=True)
+    b, tb = render(pos, dice=(4, 2), seed=11, size=SMALL, hand=True)
+    c, _ = render(pos, dice=(4, 2), seed=12, size=SMALL, hand=True)
+    assert np.array_equal(a, b)
+    assert ta.to_json() == tb.to_json()
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_every_style_renders_a_full_frame(style):
+    image, truth = render(Position.initial(), dice=(6, 1), seed=3, style=style, size=SMALL)
+    assert image.shape == (SMALL[1], SMALL[0], 3) and image.dtype == np.uint8
+    assert truth.style == style
+    assert image.std() > 10          # not a blank frame
+
+
+def test_at_least_five_styles_including_the_tournament_look():
+    assert len(STYLES) >= 5
+    t = STYLES["tournament"]
+    assert t.white.silver and t.black.silver
+
+
+def test_truth_counts_match_the_position_and_the_checkers_drawn():
+    pos = Position.from_points({6: 5, 8: 3, 13: 5, 24: 1, 1: -2, 12: -5, 17: -3, 19: -4}, bar=(1, 1))
+    image, truth = render(pos, seed=5, size=SMALL)
+    assert truth.points == tuple(pos.points())
+    assert truth.bar == {"white": 1, "black": 1}
+    counted = {}
+    for c in truth.checkers:
+        counted[(c.owner, c.location)] = counted.get((c.owner, c.location), 0) + 1
+        assert inside(c.box, SMALL)
+    assert counted[("white", 6)] == 5 and counted[("black", 19)] == 4
+    assert counted[("white", "bar")] == 1 and counted[("black", "bar")] == 1
+    assert sum(counted.values()) == 30
+
+
+def test_borne_off_checkers_stand_in_their_own_tray():
+    white = [0] * 26
+    black = [0] * 26
+    white[0], white[3] = 12, 3
+    black[0], black[5] = 7, 8
+    pos = Position(tuple(white), tuple(black))
+    _, truth = render(pos, seed=2, size=SMALL, conditions=Conditions.clean())
+    assert truth.off == {"white": 12, "black": 7}
+    off = [c for c in truth.checkers if c.location == "off"]
+    assert len(off) == 19
+    ys = {owner: np.mean([c.centre[1] for c in off if c.owner == owner]) for owner in ("white", "black")}
+    assert ys["white"] > ys["black"]       # White sits at the bottom of the clean canonical view
+
+
+def test_fifteen_on_one_point_are_piled_in_layers():
+    pos = Position.from_points({6: 15, 19: -15})
+    _, truth = render(pos, seed=1, size=SMALL)
+    assert truth.layers[6] >= 2 and truth.layers[19] >= 2
+    on_six = [c for c in truth.checkers if c.location == 6]
+    assert len(on_six) == 15
+    assert any(c.layer > 0 for c in on_six)
+
+
+@pytest.mark.parametrize("value", CUBE_FACES)
+@pytest.mark.parametrize("side", ["white", "black"])
+def test_owned_cube_shows_its_value_on_the_owners_side(value, side):
+    _, truth = render(Position.initial(), cube=Cube(value, side), seed=value, size=SMALL,
+                      conditions=Conditions.clean())
+    assert (truth.cube.value, truth.cube.face, truth.cube.side) == (value, value, side)
+    assert inside(truth.cube.box, SMALL)
+    below_middle = truth.cube.centre[1] > SMALL[1] / 2
+    assert below_middle == (side == "white")
+
+
+def test_centred_cube_shows_64_on_the_bar():
+    _, truth = render(Position.initial(), cube=Cube(), seed=4, size=SMALL, conditions=Conditions.clean())
+    assert (truth.cube.value, truth.cube.face, truth.cube.side) == (1, 64, "centre")
+    cx, cy = truth.cube.centre
+    assert abs(cx - SMALL[0] / 2) < SMALL[0] * 0.1 and abs(cy - SMALL[1] / 2) < SMALL[1] * 0.1
+
+
+def test_a_cube_at_one_cannot_be_owned():
+    with pytest.raises(ValueError, match="centred"):
+        Cube(1, "white")
+    with pytest.raises(ValueError, match="cube value"):
+        Cube(3, "white")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_dice_land_in_the_named_half_inside_the_frame(seed):
+    half = ("white", "black")[seed % 2]
+    _, truth = render(Position.initial(), dice=(Die(5, half), Die(2, half)), seed=seed, size=SMALL)
+    assert [d.value for d in truth.dice] == [5, 2]
+    for d in truth.dice:
+        assert d.half == half and d.flat and not d.cocked
+        assert inside(d.box, SMALL)
+
+
+def test_cocked_and_on_checker_dice_are_flagged_not_flat():
+    dice = (Die(3, "white", rest="cocked"), Die(6, "white", rest="on_checker"))
+    _, truth = render(Position.initial(), dice=dice, seed=8, size=SMALL)
+    cocked, on_checker = truth.dice
+    assert cocked.cocked and not cocked.flat
+    assert on_checker.on_checker and not on_checker.flat and not on_checker.cocked
+
+
+def test_a_hand_over_the_board_is_flagged_and_unsettles_the_frame():
+    hand = Hand(target=6, side="white", reach=1.0, holding=True)
+    _, truth = render(Position.initial(), seed=3, size=SMALL, hand=hand, conditions=Conditions.clean())
+    assert truth.hand and not truth.settled
+    assert 6 in truth.occluded_points
+    _, clear = render(Position.initial(), seed=3, size=SMALL, conditions=Conditions.clean())
+    assert not clear.hand and clear.settled and clear.occluded_points == ()
+
+
+def test_a_hand_that_has_not_reached_the_board_hides_nothing():
+    hand = Hand(target=6, side="white", reach=0.0)
+    _, truth = render(Position.initial(), seed=3, size=SMALL, hand=hand, conditions=Conditions.clean())
+    assert not truth.hand and truth.occluded_points == ()
+
+
+def test_board_corners_are_in_the_frame_for_random_poses():
+    for seed in range(8):
+        _, truth = render(Position.initial(), seed=seed, size=SMALL)
+        assert truth.corners.shape == (4, 2)
+        assert (truth.corners >= -0.5).all()
+        assert (truth.corners[:, 0] <= SMALL[0]).all() and (truth.corners[:, 1] <= SMALL[1]).all()
+
+
+def test_homography_maps_the_canvas_corners_onto_the_frame_corners_without_lens():
+    conditions = Conditions(pose=CameraPose(tilt=15, azimuth=40, rotation=30, fill=0.8))
+    _, truth = render(Position.initial(), seed=1, size=SMALL, conditions=conditions)
+    w, h = truth.canvas_size
+    pts = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], float) @ truth.homography.T
+    assert np.allclose(pts[:, :2] / pts[:, 2:], truth.corners, atol=0.5)
+
+
+def test_white_home_corner_moves_with_the_home_option():
+    for home in ("bottom-right", "bottom-left", "top-right", "top-left"):
+        _, truth = render(Position.initial(), seed=1, size=SMALL, home=home, conditions=Conditions.clean())
+        ace = truth.point_polygons[1].mean(axis=0)
+        right = ace[0] > SMALL[0] / 2
+        bottom = ace[1] > SMALL[1] / 2
+        assert (right, bottom) == (home.endswith("right"), home.startswith("bottom")), home
+
+
+def test_clutter_draws_around_the_board_without_touching_its_truth():
+    pos = Position.initial()
+    conditions = Conditions(pose=CameraPose(fill=0.6), clutter=Clutter(overlay=True))
+    plain, t1 = render(pos, seed=9, size=SMALL, conditions=Conditions(pose=CameraPose(fill=0.6)))
+    busy, t2 = render(pos, seed=9, size=SMALL, conditions=conditions)
+    assert not np.array_equal(plain, busy)
+    assert t1.points == t2.points and np.allclose(t1.corners, t2.corners)
+
+
+def test_unknown_style_and_bad_values_are_refused_clearly():
+    with pytest.raises(ValueError, match="unknown board style"):
+        render(Position.initial(), style="plastic", size=SMALL)
+    with pytest.raises(ValueError, match="die shows"):
+        Die(7)
+    with pytest.raises(ValueError, match="home corner"):
+        board_renderer("classic", SMALL, "middle")
