@@ -1,0 +1,254 @@
+"""Frame sequences of the simulated table, paced like a camera.
+
+``TableCamera`` is a camera fixed over one board for a whole session: the pose, lens and
+light stay put while the table changes. Each action (``roll``, ``pick_up_dice``,
+``move``, ``set_cube``, ``hold``) queues the frames a camera at ``fps`` would take of it;
+``frames()`` renders the queue lazily, each frame with its ``FrameTruth`` and timestamp.
+
+>>> from engine.position import Position
+>>> cam = TableCamera(style="felt", seed=3, fps=10, size=(320, 180))
+>>> cam.roll((3, 1), half="white")
+>>> [f.truth.settled for f in cam.frames()][-1]
+True
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, replace
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from engine.moves import legal_plays
+from engine.position import BLACK, WHITE, Position, Side
+from hardware.sim.render_pieces import SKIN_TONES
+from hardware.sim.render_styles import BGR
+from hardware.sim.renderer import Conditions, Cube, Die, FrameTruth, Hand, Scene, board_renderer
+
+EXPOSURE = 0.5      # fraction of the frame interval the shutter is open
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One camera frame: the BGR image, what is true about it, when it was taken (seconds
+    from the session's start) and its number in the session."""
+
+    image: np.ndarray
+    truth: FrameTruth
+    timestamp: float
+    index: int
+
+
+class TableCamera:
+    """A simulated camera over one table for a session.
+
+    ``conditions`` ``None`` draws pose, lens and light from ``seed`` at ``difficulty``
+    (0 clean .. 1 hard); the sensor's noise differs from frame to frame. The board starts
+    with ``position`` (the opening position by default) and ``cube`` (centred).
+    """
+
+    def __init__(self, style: str = "classic", seed: int = 0, fps: float = 15.0,
+                 size: tuple[int, int] = (1280, 720), home: str = "bottom-right",
+                 conditions: Conditions | None = None, difficulty: float = 0.6,
+                 position: Position | None = None, cube: Cube | None = Cube()) -> None:
+        if fps <= 0:
+            raise ValueError(f"frames per second must be positive, got {fps}")
+        self.seed = seed
+        self.fps = float(fps)
+        self.renderer = board_renderer(style, size, home)
+        rng = np.random.default_rng((seed, 1))
+        conditions = conditions or Conditions.random(rng, difficulty)
+        self.conditions = replace(conditions, sensor=replace(conditions.sensor, blur=0.0))
+        self.layout_seed = int(rng.integers(2 ** 31))
+        self.clutter_seed = int(rng.integers(2 ** 31))
+        self._rng = np.random.default_rng((seed, 2))
+        self._scene = Scene(position or Position.initial(), (), cube, ())
+        self._queue: deque[Scene] = deque()
+        self._index = 0
+
+    # ---------------------------------------------------------------- the table now
+    @property
+    def scene(self) -> Scene:
+        """What lies on the table after every queued action."""
+        return self._scene
+
+    def _count(self, seconds: float) -> int:
+        return max(int(round(seconds * self.fps)), 1)
+
+    def _queue_still(self, seconds: float) -> None:
+        for _ in range(self._count(seconds)):
+            self._queue.append(self._scene)
+
+    def hold(self, seconds: float = 0.5) -> None:
+        """Nothing happens for ``seconds``: settled frames of the table as it is."""
+        self._queue_still(seconds)
+
+    def set_position(self, position: Position, seconds: float = 0.0) -> None:
+        """Put the checkers in ``position`` at once (setting up a board), then hold."""
+        self._scene = replace(self._scene, position=position)
+        if seconds > 0:
+            self._queue_still(seconds)
+
+    # ------------------------------------------------------------------------- dice
+    def roll(self, dice: Iterable[int], half: str = "white", flat: bool = True, cocked: bool = False,
+             tumble: float = 0.6, settle: float = 0.5) -> None:
+        """Throw ``dice`` into ``half`` (whose right-hand half, or ``"off"`` the board):
+        they tumble with motion blur for ``tumble`` seconds, then lie still for
+        ``settle``. ``cocked`` leans the last die on a checker or the rail; ``flat=False``
+        (without ``cocked``) leaves it lying on a checker."""
+        values = [int(v) for v in dice]
+        rest = "cocked" if cocked else ("flat" if flat else "on_checker")
+        wanted = tuple(Die(v, half, rest if i == len(values) - 1 else "flat") for i, v in enumerate(values))
+        placed = self.renderer.place_dice(replace(self._scene, dice=wanted), self.conditions, self.layout_seed,
+                                          self._rng)
+        g = self.renderer.geometry
+        thrower = half if half in ("white", "black") else "white"
+        edge = g.side_edge_y(thrower) / g.ppd
+        inward = 1.0 if edge < g.size[1] / g.ppd / 2 else -1.0
+        steps = self._count(tumble)
+        starts = [np.array([d.at[0] + self._rng.normal(0, 1.0), edge + inward * 1.5]) for d in placed]
+        spins = [float(self._rng.uniform(4, 10)) for _ in placed]
+        for k in range(steps):
+            t0, t1 = k / steps, (k + EXPOSURE) / steps
+            tumbling = []
+            for die, start, spin in zip(placed, starts, spins):
+                p0 = start + (np.array(die.at) - start) * (1 - (1 - t0) ** 2)
+                p1 = start + (np.array(die.at) - start) * (1 - (1 - t1) ** 2)
+                value = int(self._rng.integers(1, 7))
+                tumbling.append(Die(value, die.half, "flat", at=(float(p0[0]), float(p0[1])),
+                                    yaw=die.yaw + spin * (1 - t0), colour=die.colour, pips=die.pips,
+                                    motion=(float(p1[0] - p0[0]), float(p1[1] - p0[1]))))
+            self._queue.append(replace(self._scene, dice=tuple(tumbling)))
+        self._scene = replace(self._scene, dice=placed)
+        self._queue_still(settle)
+
+    def pick_up_dice(self, seconds: float = 0.8, side: str | None = None) -> None:
+        """A hand reaches for the dice, takes them and withdraws (ending the turn)."""
+        if not self._scene.dice:
+            raise ValueError("there are no dice on the table to pick up")
+        side = side or next((d.half for d in self._scene.dice if d.half in ("white", "black")), "white")
+        target = tuple(float(v) for v in np.mean([d.at for d in self._scene.dice], axis=0))
+        self._reach(side, [target], seconds / 2, holding=False)
+        self._scene = replace(self._scene, dice=())
+        self._withdraw(side, target, seconds / 2, holding=False)
+
+    # --------------------------------------------------------------------- checkers
+    def move(self, from_position: Position, to_position: Position, seconds: float = 1.2,
+             settle: float = 0.5, side: str | None = None) -> None:
+        """A hand moves checkers from ``from_position`` to ``to_position``: it reaches
+        the points checkers leave, carries them to the points they reach, withdraws, and
+        the new position settles for ``settle`` seconds. The mover is the side whose pip
+        count drops unless ``side`` is given."""
+        if side is None:
+            side = "white" if to_position.pip_count(WHITE) < from_position.pip_count(WHITE) else "black"
+        mover = WHITE if side == "white" else BLACK
+        before, after = from_position.side(mover), to_position.side(mover)
+        sources = [self._spot(mover, p) for p in range(25, 0, -1) if after[p] < before[p]]
+        targets = [self._spot(mover, p) for p in range(25, -1, -1) if after[p] > before[p]]
+        self._scene = replace(self._scene, position=from_position)
+        self._reach(side, sources or targets or [self._spot(mover, 13)], seconds * 0.45, holding=False)
+        self._scene = replace(self._scene, position=to_position)
+        path = targets or sources or [self._spot(mover, 13)]
+        self._reach(side, path, seconds * 0.25, holding=False, start_reach=1.0)
+        self._withdraw(side, path[-1], seconds * 0.3, holding=False)
+        self._queue_still(settle)
+
+    def set_cube(self, value: int, side: str = "centre", seconds: float = 0.8) -> None:
+        """A hand turns the cube to ``value`` and puts it on ``side`` (``"centre"`` at 1)."""
+        cube = Cube(value, side)
+        hand_side = side if side in ("white", "black") else "white"
+        target = self._cube_spot()
+        self._reach(hand_side, [target], seconds / 2, holding=False)
+        self._scene = replace(self._scene, cube=cube)
+        self._withdraw(hand_side, self._cube_spot(), seconds / 2, holding=False)
+
+    # ------------------------------------------------------------------------ hands
+    def _spot(self, side: Side, own_point: int) -> tuple[float, float]:
+        """Where a hand goes for a side's point (own numbering; 25 bar, 0 the tray), in
+        checker diameters on the board canvas."""
+        g = self.renderer.geometry
+        if own_point == 25:
+            x0, y0, x1, y1 = g.bar
+            return ((x0 + x1) / 2 / g.ppd, (y0 + y1) / 2 / g.ppd)
+        if own_point == 0:
+            x0, y0, x1, y1 = g.tray_white if side == WHITE else g.tray_black
+            return ((x0 + x1) / 2 / g.ppd, (y0 + y1) / 2 / g.ppd)
+        number = own_point if side == WHITE else 25 - own_point
+        point = g.point(number)
+        count = self._scene.position.side(side)[own_point]
+        x, y = point.slot(min(max(count, 1), 5) * g.ppd * 0.9)
+        return (x / g.ppd, y / g.ppd)
+
+    def _cube_spot(self) -> tuple[float, float]:
+        cube = self._scene.cube or Cube()
+        c = (self.renderer._cube_centre(cube) - self.renderer.margin) / self.renderer.ppd
+        return (float(c[0]), float(c[1]))
+
+    def _reach(self, side: str, path: list[tuple[float, float]], seconds: float, holding: bool,
+               start_reach: float = 0.0) -> None:
+        """Frames of a hand going along ``path`` (its reach rising from ``start_reach``)."""
+        n = self._count(seconds)
+        for k in range(n):
+            f = (k + 1) / n
+            leg = min(int(f * len(path)), len(path) - 1)
+            reach = start_reach + (1 - start_reach) * min(f * 1.6, 1.0)
+            hand = Hand(target=path[leg], side=side, reach=reach, holding=holding, skin=self._skin(side))
+            self._queue.append(replace(self._scene, hands=(hand,)))
+
+    def _withdraw(self, side: str, target: tuple[float, float], seconds: float, holding: bool) -> None:
+        n = self._count(seconds)
+        for k in range(n):
+            reach = 1.0 - (k + 1) / n * 1.2
+            if reach <= 0:
+                break
+            hand = Hand(target=target, side=side, reach=reach, holding=holding, skin=self._skin(side))
+            self._queue.append(replace(self._scene, hands=(hand,)))
+
+    def _skin(self, side: str) -> BGR:
+        return SKIN_TONES[(self.seed * 2 + (side == "black")) % len(SKIN_TONES)]
+
+    # ----------------------------------------------------------------------- frames
+    def pending(self) -> int:
+        """Frames queued and not yet rendered."""
+        return len(self._queue)
+
+    def frames(self) -> Iterator[Frame]:
+        """Render and yield the queued frames in order (the queue empties as it goes)."""
+        while self._queue:
+            scene = self._queue.popleft()
+            index = self._index
+            self._index += 1
+            image, truth = self.renderer.render_scene(scene, self.conditions, self.layout_seed,
+                                                      noise_seed=self.seed * 7919 + index,
+                                                      clutter_seed=self.clutter_seed)
+            timestamp = index / self.fps
+            yield Frame(image, replace(truth, seed=self.seed, timestamp=timestamp), timestamp, index)
+
+
+def play_random_game(camera: TableCamera, seed: int = 0, max_turns: int | None = None) -> Iterator[Frame]:
+    """Frames of a whole game of random legal plays on ``camera``: each turn a roll into
+    the roller's right-hand half, the move by hand, and the dice picked up. Ends when a
+    side has borne off all its checkers (or after ``max_turns``)."""
+    rng = np.random.default_rng((seed, 3))
+    position = camera.scene.position
+    side = WHITE if rng.random() < 0.5 else BLACK
+    turns = 0
+    camera.hold(0.5)
+    yield from camera.frames()
+    while position.winner() is None and (max_turns is None or turns < max_turns):
+        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        name = "white" if side == WHITE else "black"
+        camera.roll(dice, half=name)
+        yield from camera.frames()
+        plays = legal_plays(position, side, dice)
+        after = plays[int(rng.integers(len(plays)))].position
+        if after != position:
+            camera.move(position, after, side=name)
+            yield from camera.frames()
+        camera.pick_up_dice(side=name)
+        camera.hold(0.3)
+        yield from camera.frames()
+        position = after
+        side = side.opponent
+        turns += 1
