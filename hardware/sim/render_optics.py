@@ -142,8 +142,10 @@ class Lighting:
     direction: tuple[float, float] = (0.5, 0.5)
 
 
-def light_fields(lighting: Lighting, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """The multiplicative gain (float32 H x W x 3) and additive glare (uint8 H x W x 3)."""
+def light_fields(lighting: Lighting, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray | None]:
+    """The light as two frame-sized ``uint8`` BGR fields: a gain in 128ths (for
+    ``cv2.multiply(image, gain, scale=1/128)``) and the additive glare (``None`` without
+    glare). Both are smooth, so they are computed at an eighth of the size and enlarged."""
     w, h = size
     sw, sh = max(w // 8, 2), max(h // 8, 2)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
@@ -157,14 +159,16 @@ def light_fields(lighting: Lighting, size: tuple[int, int]) -> tuple[np.ndarray,
             cv2.fillPoly(mask, [pts], 1.0)
         mask = cv2.GaussianBlur(mask, (0, 0), max(sw / 40, 1))
         base *= 1.0 - lighting.shadow_depth * mask
-    gain = cv2.resize(base.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    gain = gain[:, :, None] * np.array(lighting.gains, np.float32)
+    gain = base[:, :, None] * np.array(lighting.gains, np.float32) * 128
+    gain = cv2.resize(np.clip(gain, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+    if not lighting.glare:
+        return gain, None
     glare = np.zeros((sh, sw), np.float32)
     for gx, gy, radius, strength in lighting.glare:
         d2 = ((xx - gx * (sw - 1)) ** 2 + (yy - gy * (sh - 1)) ** 2) / max(radius / 8, 1) ** 2
         glare += strength * np.exp(-d2)
-    glare_full = cv2.resize(np.clip(glare, 0, 255), (w, h), interpolation=cv2.INTER_LINEAR)
-    return gain.astype(np.float32), np.repeat(glare_full.astype(np.uint8)[:, :, None], 3, axis=2)
+    glare = np.repeat(np.clip(glare, 0, 255).astype(np.uint8)[:, :, None], 3, axis=2)
+    return gain, cv2.resize(glare, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 @dataclass(frozen=True)

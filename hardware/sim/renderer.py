@@ -304,7 +304,7 @@ class BoardRenderer:
         self.table = self._paint_table(board)
         self.background = self._paint_background()
         self._cameras: OrderedDict[tuple, tuple[CameraModel, tuple[np.ndarray, np.ndarray]]] = OrderedDict()
-        self._lights: OrderedDict[Lighting, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._lights: OrderedDict[Lighting, tuple[np.ndarray, np.ndarray | None]] = OrderedDict()
 
     # ---------------------------------------------------------------- static parts
     def _table_surface(self, size: tuple[int, int], seed: int) -> np.ndarray:
@@ -351,10 +351,9 @@ class BoardRenderer:
             self._cameras.popitem(last=False)
         return entry
 
-    def _light(self, lighting: Lighting) -> tuple[np.ndarray, np.ndarray]:
+    def _light(self, lighting: Lighting) -> tuple[np.ndarray, np.ndarray | None]:
         if lighting not in self._lights:
-            gain, glare = light_fields(lighting, self.size)
-            self._lights[lighting] = (np.clip(gain * 128, 0, 255).astype(np.uint8), glare)
+            self._lights[lighting] = light_fields(lighting, self.size)
             if len(self._lights) > 8:
                 self._lights.popitem(last=False)
         self._lights.move_to_end(lighting)
@@ -442,7 +441,6 @@ class BoardRenderer:
         style, s, m = self.style, self.ppd, self.margin
         model, (map1, map2) = self.camera(conditions.pose)
         lift = model.lift
-        light = np.array(conditions.lighting.direction, float) * 0.25 * s
         light_dir = np.array(conditions.lighting.direction, float)
         canvas = self.table.copy()
         rng = np.random.default_rng((layout_seed, 7))
@@ -454,7 +452,7 @@ class BoardRenderer:
         tints = {id(p): float(rng.uniform(0.92, 1.06)) for p in placements}
 
         # ground layer: clutter, checkers on the board, dice and cube
-        clutter_items = self._clutter_items(conditions.clutter, clutter_seed) if conditions.clutter else []
+        clutter_items = self._clutter_items(conditions.clutter, clutter_seed, light_dir) if conditions.clutter else []
         shadow = np.zeros(canvas.shape[:2], np.uint8)
         ground = [p for p in placements if p.layer == 0 and not p.on_edge]
         for item in clutter_items:
@@ -504,7 +502,7 @@ class BoardRenderer:
                 draw_hand(image, None, hand_mask, pose, lift, light_dir, model.to_image)
         gain, glare = self._light(conditions.lighting)
         image = cv2.multiply(image, gain, scale=1 / 128.0)
-        if conditions.lighting.glare:
+        if glare is not None:
             image = cv2.add(image, glare)
         if conditions.clutter is not None and conditions.clutter.overlay:
             _draw_overlay(image, clutter_seed)
@@ -591,12 +589,12 @@ class BoardRenderer:
         look = (self.style.white if hand.side == "white" else self.style.black) if hand.holding else None
         return HandPose(tuple(shoulder), tuple(fingertip), width=2.0 * s, height=2.5 * s, skin=skin, holding=look)
 
-    def _clutter_items(self, clutter: Clutter, seed: int):
-        """Drawing closures for the clock, score cards and cups around the board."""
+    def _clutter_items(self, clutter: Clutter, seed: int, light: np.ndarray):
+        """Drawing closures for the clock, score cards and cups around the board, their
+        shadows falling along ``light`` (a unit vector on the canvas)."""
         rng = np.random.default_rng((seed, 11))
         g, s, m = self.geometry, self.ppd, self.margin
         w, h = g.size
-        light = np.array((0.6, 0.8)) * 0.25 * s
         items = []
         left_side = not g.trays_right
         side_x = (m + w + 2.6 * s) if not left_side else (m - 2.6 * s)
