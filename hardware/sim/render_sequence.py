@@ -92,16 +92,18 @@ class TableCamera:
 
     # ------------------------------------------------------------------------- dice
     def roll(self, dice: Iterable[int], half: str = "white", flat: bool = True, cocked: bool = False,
-             tumble: float = 0.6, settle: float = 0.5) -> None:
+             tumble: float = 0.6, settle: float = 0.5, keep: bool = False) -> None:
         """Throw ``dice`` into ``half`` (whose right-hand half, or ``"off"`` the board):
         they tumble with motion blur for ``tumble`` seconds, then lie still for
         ``settle``. ``cocked`` leans the last die on a checker or the rail; ``flat=False``
-        (without ``cocked``) leaves it lying on a checker."""
+        (without ``cocked``) leaves it lying on a checker. ``keep`` leaves the dice already
+        on the table where they lie (the other player's opening die, an early roll)."""
         values = [int(v) for v in dice]
         rest = "cocked" if cocked else ("flat" if flat else "on_checker")
+        lying = self._scene.dice if keep else ()
         wanted = tuple(Die(v, half, rest if i == len(values) - 1 else "flat") for i, v in enumerate(values))
-        placed = self.renderer.place_dice(replace(self._scene, dice=wanted), self.conditions, self.layout_seed,
-                                          self._rng)
+        placed = self.renderer.place_dice(replace(self._scene, dice=lying + wanted), self.conditions,
+                                          self.layout_seed, self._rng)[len(lying):]
         g = self.renderer.geometry
         thrower = half if half in ("white", "black") else "white"
         edge = g.side_edge_y(thrower) / g.ppd
@@ -119,18 +121,21 @@ class TableCamera:
                 tumbling.append(Die(value, die.half, "flat", at=(float(p0[0]), float(p0[1])),
                                     yaw=die.yaw + spin * (1 - t0), colour=die.colour, pips=die.pips,
                                     motion=(float(p1[0] - p0[0]), float(p1[1] - p0[1]))))
-            self._queue.append(replace(self._scene, dice=tuple(tumbling)))
-        self._scene = replace(self._scene, dice=placed)
+            self._queue.append(replace(self._scene, dice=lying + tuple(tumbling)))
+        self._scene = replace(self._scene, dice=lying + tuple(placed))
         self._queue_still(settle)
 
-    def pick_up_dice(self, seconds: float = 0.8, side: str | None = None) -> None:
-        """A hand reaches for the dice, takes them and withdraws (ending the turn)."""
-        if not self._scene.dice:
+    def pick_up_dice(self, seconds: float = 0.8, side: str | None = None,
+                     halves: Iterable[str] | None = None) -> None:
+        """A hand reaches for the dice, takes them and withdraws (ending the turn); with
+        ``halves``, only the dice lying in those halves are taken."""
+        taken = [d for d in self._scene.dice if halves is None or d.half in tuple(halves)]
+        if not taken:
             raise ValueError("there are no dice on the table to pick up")
-        side = side or next((d.half for d in self._scene.dice if d.half in ("white", "black")), "white")
-        target = tuple(float(v) for v in np.mean([d.at for d in self._scene.dice], axis=0))
+        side = side or next((d.half for d in taken if d.half in ("white", "black")), "white")
+        target = tuple(float(v) for v in np.mean([d.at for d in taken], axis=0))
         self._reach(side, [target], seconds / 2, holding=False)
-        self._scene = replace(self._scene, dice=())
+        self._scene = replace(self._scene, dice=tuple(d for d in self._scene.dice if d not in taken))
         self._withdraw(side, target, seconds / 2, holding=False)
 
     # --------------------------------------------------------------------- checkers
