@@ -1,11 +1,13 @@
 """The simulated overhead camera: reproducible frames whose ground truth matches what is drawn."""
 
+import cv2
 import numpy as np
 import pytest
 
 from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_optics import CameraPose
 from hardware.sim.render_styles import STYLES
+from hardware.sim.scene import BOARD_BUILDS
 from hardware.sim.renderer import (CUBE_FACES, Clutter, Conditions, Cube, Die, Hand, board_renderer, render)
 
 SMALL = (480, 270)
@@ -176,3 +178,23 @@ def test_unknown_style_and_bad_values_are_refused_clearly():
         Die(7)
     with pytest.raises(ValueError, match="home corner"):
         board_renderer("classic", SMALL, "middle")
+
+
+@pytest.mark.parametrize("build", sorted(BOARD_BUILDS))
+def test_every_board_build_keeps_its_points_inside_the_case(build):
+    proportions = BOARD_BUILDS[build]
+    conditions = Conditions(pose=CameraPose(tilt=10, azimuth=200, rotation=95, fill=0.9), board=proportions)
+    _, truth = render(Position.initial(), seed=1, size=SMALL, conditions=conditions)
+    w, h = truth.canvas_size
+    assert w / h == pytest.approx(proportions.board_width / proportions.board_height, rel=0.02)
+    case = truth.corners.astype(np.float32)
+    for polygon in truth.point_polygons.values():
+        for x, y in polygon:
+            assert cv2.pointPolygonTest(case, (float(x), float(y)), False) >= 0
+
+
+def test_random_conditions_vary_the_board_build():
+    rng = np.random.default_rng(0)
+    builds = {Conditions.random(rng, 1.0).board for _ in range(40)}
+    assert len(builds) >= 3
+    assert Conditions.clean().board == BOARD_BUILDS["standard"]

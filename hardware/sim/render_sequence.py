@@ -56,9 +56,9 @@ class TableCamera:
             raise ValueError(f"frames per second must be positive, got {fps}")
         self.seed = seed
         self.fps = float(fps)
-        self.renderer = board_renderer(style, size, home)
         rng = np.random.default_rng((seed, 1))
         conditions = conditions or Conditions.random(rng, difficulty)
+        self.renderer = board_renderer(style, size, home, conditions.board)
         self.conditions = replace(conditions, sensor=replace(conditions.sensor, blur=0.0))
         self.layout_seed = int(rng.integers(2 ** 31))
         self.clutter_seed = int(rng.integers(2 ** 31))

@@ -13,7 +13,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from hardware.sim.scene import BoardGeometry, board_geometry
+from hardware.sim.scene import BoardGeometry, Proportions, board_geometry
 
 BGR = tuple[int, int, int]
 
@@ -149,10 +149,11 @@ def _inner_shadow(canvas: np.ndarray, rect: tuple[float, float, float, float], w
 
 
 @lru_cache(maxsize=24)
-def painted_board(style_name: str, home: str, ppd: float) -> tuple[np.ndarray, BoardGeometry]:
-    """The empty board of a style (read-only BGR image of the canvas) and its geometry."""
+def painted_board(style_name: str, home: str, ppd: float,
+                  proportions: Proportions = Proportions()) -> tuple[np.ndarray, BoardGeometry]:
+    """The empty board of a style and build (read-only BGR image of the canvas) and its geometry."""
     style = style_named(style_name)
-    g = board_geometry(home, ppd)
+    g = board_geometry(home, ppd, proportions)
     w, h = g.size
     canvas = np.zeros((h, w, 3), np.uint8)
     _fill_rect(canvas, g.outline, style.case, style.case_texture, _style_seed(style_name, "case"))

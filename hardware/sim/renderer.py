@@ -27,8 +27,8 @@ from hardware.sim.render_pieces import (SKIN_TONES, HandPose, Lift, cube_marks, 
                                         draw_checker_on_edge, draw_clock, draw_dice_cup, draw_hand,
                                         draw_score_card, draw_solid, patch_text)
 from hardware.sim.render_styles import BGR, STYLES, Style, painted_board, style_named, texture
-from hardware.sim.scene import (BOARD_HEIGHT, BOARD_WIDTH, CHECKER_THICKNESS, CUBE_SIZE, DIE_SIZE, FRAME,
-                                HOME_CORNERS, BoardGeometry, CheckerPlacement, checker_placements)
+from hardware.sim.scene import (BOARD_BUILDS, CHECKER_THICKNESS, CUBE_SIZE, DIE_SIZE, HOME_CORNERS, CheckerPlacement,
+                                Proportions, checker_placements)
 
 CUBE_FACES = (2, 4, 8, 16, 32, 64)
 DIE_RESTS = ("flat", "on_checker", "cocked")
@@ -120,13 +120,15 @@ class Clutter:
 @dataclass(frozen=True)
 class Conditions:
     """Everything about the camera and the room: pose and lens, light, sensor, how
-    carelessly the checkers are placed (0..1), and the clutter on the table."""
+    carelessly the checkers are placed (0..1), the clutter on the table, and the build
+    of the board (its proportions: real boards differ in rim, bar, tray and point sizes)."""
 
     pose: CameraPose = CameraPose()
     lighting: Lighting = Lighting()
     sensor: Sensor = Sensor()
     messiness: float = 0.3
     clutter: Clutter | None = None
+    board: Proportions = Proportions()
 
     @classmethod
     def clean(cls) -> Conditions:
@@ -165,7 +167,11 @@ class Conditions:
         if rng.random() < 0.4 * d:
             clutter = Clutter(clock=bool(rng.random() < 0.8), score_cards=bool(rng.random() < 0.7),
                               cups=bool(rng.random() < 0.7), overlay=bool(rng.random() < 0.3))
-        return cls(pose, lighting, sensor, float(rng.uniform(0.1, 0.5 + 0.5 * d)), clutter)
+        board = Proportions()
+        if rng.random() < 0.7 * d:
+            builds = sorted(BOARD_BUILDS)
+            board = BOARD_BUILDS[builds[int(rng.integers(len(builds)))]]
+        return cls(pose, lighting, sensor, float(rng.uniform(0.1, 0.5 + 0.5 * d)), clutter, board)
 
 
 def _unit(v) -> tuple[float, float]:
@@ -285,11 +291,11 @@ class Scene:
 
 
 class BoardRenderer:
-    """Renders scenes of one board style and home corner at one frame size, caching the
-    painted board, the table around it and the camera's remap tables between frames."""
+    """Renders scenes of one board style, build and home corner at one frame size, caching
+    the painted board, the table around it and the camera's remap tables between frames."""
 
     def __init__(self, style: str = "classic", size: tuple[int, int] = (1280, 720),
-                 home: str = "bottom-right") -> None:
+                 home: str = "bottom-right", board: Proportions = Proportions()) -> None:
         if home not in HOME_CORNERS:
             raise ValueError(f"home corner must be one of {', '.join(HOME_CORNERS)}, got {home!r}")
         w, h = size
@@ -299,9 +305,10 @@ class BoardRenderer:
         self.size = (int(w), int(h))
         self.home = home
         self.ppd = round(min(h, w * 0.75) / 15.0, 2)
-        board, self.geometry = painted_board(self.style.name, home, self.ppd)
+        self.board = board
+        painted, self.geometry = painted_board(self.style.name, home, self.ppd, board)
         self.margin = int(round(TABLE_MARGIN * self.ppd))
-        self.table = self._paint_table(board)
+        self.table = self._paint_table(painted)
         self.background = self._paint_background()
         self._cameras: OrderedDict[tuple, tuple[CameraModel, tuple[np.ndarray, np.ndarray]]] = OrderedDict()
         self._lights: OrderedDict[Lighting, tuple[np.ndarray, np.ndarray | None]] = OrderedDict()
@@ -397,9 +404,10 @@ class BoardRenderer:
 
     def _off_board_rect(self, rng: np.random.Generator) -> tuple[float, float, float, float]:
         """A strip of table beside the board's long edge (checker diameters, canvas)."""
+        width, height = self.geometry.proportions.board_width, self.geometry.proportions.board_height
         if rng.random() < 0.5:
-            return (1.0, -2.0, BOARD_WIDTH - 1.0, -0.8)
-        return (1.0, BOARD_HEIGHT + 0.8, BOARD_WIDTH - 1.0, BOARD_HEIGHT + 2.0)
+            return (1.0, -2.0, width - 1.0, -0.8)
+        return (1.0, height + 0.8, width - 1.0, height + 2.0)
 
     def _landing(self, die: Die, rect, placements: list[CheckerPlacement], occupied, rng: np.random.Generator):
         x0, y0, x1, y1 = rect
@@ -554,7 +562,7 @@ class BoardRenderer:
             return np.array([bx, (g.bar[1] + g.bar[3]) / 2 + m])
         edge = g.side_edge_y(cube.side)
         inward = 1 if edge < g.size[1] / 2 else -1
-        return np.array([bx, edge + m + inward * (FRAME + 0.55) * s])
+        return np.array([bx, edge + m + inward * (g.proportions.frame + 0.55) * s])
 
     def _hand_pose(self, hand: Hand, scene: Scene, placements: list[CheckerPlacement],
                    rng: np.random.Generator) -> HandPose:
@@ -799,11 +807,11 @@ def _draw_overlay(image: np.ndarray, seed: int) -> None:
 _RENDERERS: OrderedDict[tuple, BoardRenderer] = OrderedDict()
 
 
-def board_renderer(style: str, size: tuple[int, int], home: str) -> BoardRenderer:
-    """A shared renderer for a style, frame size and home corner (kept across calls)."""
-    key = (style, tuple(size), home)
+def board_renderer(style: str, size: tuple[int, int], home: str, board: Proportions = Proportions()) -> BoardRenderer:
+    """A shared renderer for a style, frame size, home corner and board build (kept across calls)."""
+    key = (style, tuple(size), home, board)
     if key not in _RENDERERS:
-        _RENDERERS[key] = BoardRenderer(style, size, home)
+        _RENDERERS[key] = BoardRenderer(style, size, home, board)
         if len(_RENDERERS) > 12:
             _RENDERERS.popitem(last=False)
     _RENDERERS.move_to_end(key)
@@ -849,8 +857,8 @@ def render(position: Position, dice: Iterable[int | Die] | None = (), cube: Cube
     and sensor from ``seed`` at ``difficulty`` (0 clean .. 1 hard)."""
     rng = np.random.default_rng(seed)
     style = style or list(STYLES)[int(rng.integers(len(STYLES)))]
-    renderer = board_renderer(style, size, home)
     conditions = conditions or Conditions.random(rng, difficulty)
+    renderer = board_renderer(style, size, home, conditions.board)
     layout_seed = int(rng.integers(2 ** 31))
     scene = Scene(position, _as_dice(dice, half), _as_cube(cube), _as_hands(hand, rng))
     scene = replace(scene, dice=renderer.place_dice(scene, conditions, layout_seed, rng))

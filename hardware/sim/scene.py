@@ -19,21 +19,56 @@ import numpy as np
 
 HOME_CORNERS = ("bottom-right", "bottom-left", "top-right", "top-left")
 
-# Proportions in checker diameters.
-FRAME = 0.55          # outer rim of the case
-POINT_WIDTH = 1.1     # width of a point's base
-HALF_WIDTH = 6 * POINT_WIDTH
-BAR_WIDTH = 1.3
-STRIP = 0.35          # rim between the field and the trays
-TRAY_WIDTH = 1.35
-POINT_LENGTH = 5.0    # five checkers fit in a row
-TIP_GAP = 1.6         # between opposite points' tips
-FIELD_HEIGHT = 2 * POINT_LENGTH + TIP_GAP
-BOARD_WIDTH = FRAME + 2 * HALF_WIDTH + BAR_WIDTH + STRIP + TRAY_WIDTH + FRAME
-BOARD_HEIGHT = FIELD_HEIGHT + 2 * FRAME
 CHECKER_THICKNESS = 0.22
 DIE_SIZE = 0.45       # a 17 mm die beside a 38 mm checker
 CUBE_SIZE = 0.62
+
+
+@dataclass(frozen=True)
+class Proportions:
+    """A board's dimensions in checker diameters. Real boards differ: a tournament case
+    has a wide rim and bar, a travel set short points and narrow trays."""
+
+    frame: float = 0.55          # outer rim of the case
+    point_width: float = 1.1     # width of a point's base
+    bar_width: float = 1.3
+    strip: float = 0.35          # rim between the field and the trays
+    tray_width: float = 1.35
+    point_length: float = 5.0    # five checkers fit in a row
+    tip_gap: float = 1.6         # between opposite points' tips
+
+    def __post_init__(self) -> None:
+        if self.point_width < 1.0 or self.tray_width < 1.05 or self.point_length < 4.0:
+            raise ValueError(f"board proportions too small for checkers: {self}")
+
+    @property
+    def half_width(self) -> float:
+        return 6 * self.point_width
+
+    @property
+    def field_height(self) -> float:
+        return 2 * self.point_length + self.tip_gap
+
+    @property
+    def board_width(self) -> float:
+        return self.frame + 2 * self.half_width + self.bar_width + self.strip + self.tray_width + self.frame
+
+    @property
+    def board_height(self) -> float:
+        return self.field_height + 2 * self.frame
+
+
+BOARD_BUILDS: dict[str, Proportions] = {
+    "standard": Proportions(),
+    "tournament": Proportions(frame=0.85, point_width=1.15, bar_width=1.7, strip=0.45, tray_width=1.5,
+                              point_length=5.4, tip_gap=1.3),
+    "travel": Proportions(frame=0.45, point_width=1.05, bar_width=1.1, strip=0.3, tray_width=1.2,
+                          point_length=4.6, tip_gap=2.2),
+    "wide-rim": Proportions(frame=0.75, point_width=1.12, bar_width=1.5, strip=0.5, tray_width=1.4,
+                            point_length=5.2, tip_gap=1.5),
+    "long-points": Proportions(frame=0.55, point_width=1.08, bar_width=1.25, strip=0.3, tray_width=1.3,
+                               point_length=5.8, tip_gap=1.2),
+}
 
 
 @dataclass(frozen=True)
@@ -71,6 +106,7 @@ Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in canvas pixels
 class BoardGeometry:
     """Where everything lies on the board canvas, for one home corner and scale."""
 
+    proportions: Proportions
     home: str
     ppd: float
     size: tuple[int, int]                 # canvas width, height in pixels
@@ -120,12 +156,14 @@ class BoardGeometry:
 
 
 @lru_cache(maxsize=32)
-def board_geometry(home: str = "bottom-right", ppd: float = 48.0) -> BoardGeometry:
+def board_geometry(home: str = "bottom-right", ppd: float = 48.0,
+                   proportions: Proportions = Proportions()) -> BoardGeometry:
     """The board laid out for White's home board in ``home`` at ``ppd`` pixels per checker."""
     if home not in HOME_CORNERS:
         raise ValueError(f"home corner must be one of {', '.join(HOME_CORNERS)}, got {home!r}")
     s = ppd
-    width, height = BOARD_WIDTH * s, BOARD_HEIGHT * s
+    pr = proportions
+    width, height = pr.board_width * s, pr.board_height * s
     flip_x = home.endswith("left")
     flip_y = home.startswith("top")
 
@@ -140,15 +178,15 @@ def board_geometry(home: str = "bottom-right", ppd: float = 48.0) -> BoardGeomet
         ya, yb = sorted((fy(y0), fy(y1)))
         return (xa, ya, xb, yb)
 
-    top, bottom = FRAME * s, (FRAME + FIELD_HEIGHT) * s
-    left_x0 = FRAME * s
-    bar_x0 = left_x0 + HALF_WIDTH * s
-    right_x0 = bar_x0 + BAR_WIDTH * s
-    right_x1 = right_x0 + HALF_WIDTH * s
-    tray_x0 = right_x1 + STRIP * s
-    tray_x1 = tray_x0 + TRAY_WIDTH * s
+    top, bottom = pr.frame * s, (pr.frame + pr.field_height) * s
+    left_x0 = pr.frame * s
+    bar_x0 = left_x0 + pr.half_width * s
+    right_x0 = bar_x0 + pr.bar_width * s
+    right_x1 = right_x0 + pr.half_width * s
+    tray_x0 = right_x1 + pr.strip * s
+    tray_x1 = tray_x0 + pr.tray_width * s
     mid = (top + bottom) / 2
-    w = POINT_WIDTH * s
+    w = pr.point_width * s
     points = []
     for number in range(1, 25):
         if number <= 6:
@@ -161,9 +199,9 @@ def board_geometry(home: str = "bottom-right", ppd: float = 48.0) -> BoardGeomet
             cx, base_y, down = right_x0 + (number - 18.5) * w, top, 1
         direction = (0.0, float(down * (-1 if flip_y else 1)))
         points.append(PointGeometry(number, (fx(cx), fy(base_y)), direction, w,
-                                    POINT_LENGTH * s, dark=number % 2 == 1))
+                                    pr.point_length * s, dark=number % 2 == 1))
     return BoardGeometry(
-        home=home, ppd=s, size=(int(round(width)), int(round(height))),
+        proportions=pr, home=home, ppd=s, size=(int(round(width)), int(round(height))),
         outline=(0.0, 0.0, width, height),
         field_left=rect(left_x0, top, bar_x0, bottom) if not flip_x else rect(right_x0, top, right_x1, bottom),
         field_right=rect(right_x0, top, right_x1, bottom) if not flip_x else rect(left_x0, top, bar_x0, bottom),
@@ -192,15 +230,15 @@ class CheckerPlacement:
 PILE_STYLES = ("pyramid", "overlap", "stack")
 
 
-def _pile_slots(count: int, style: str) -> list[tuple[float, int]]:
+def _pile_slots(count: int, style: str, length: float) -> list[tuple[float, int]]:
     """Positions along a point (in checker diameters from the base) and layers for ``count``
     checkers piled the way ``style`` says: five in a row and then a ``pyramid`` of shorter
-    rows on top, one ``overlap``ping row squeezed into the point, or a ``stack`` of a second
-    row over the first."""
+    rows on top, one ``overlap``ping row squeezed into the point (``length`` diameters
+    long), or a ``stack`` of a second row over the first."""
     if count <= 5:
         return [(0.5 + i, 0) for i in range(count)]
     if style == "overlap" and count <= 8:
-        step = (POINT_LENGTH - 1.0) / (count - 1)
+        step = (length - 1.0) / (count - 1)
         return [(0.5 + i * step, 0) for i in range(count)]
     slots: list[tuple[float, int]] = []
     if style == "stack":
@@ -240,7 +278,7 @@ def checker_placements(geometry: BoardGeometry, white: tuple[int, ...], black: t
             point = geometry.point(number)
             bend = rng.normal(0.0, 0.04 * messiness)
             shift = rng.normal(0.0, 0.05 * messiness)
-            for along, layer in _pile_slots(count, style):
+            for along, layer in _pile_slots(count, style, geometry.proportions.point_length):
                 across = shift + bend * along ** 2 / 4 + rng.normal(0.0, 0.025 * messiness)
                 along += rng.normal(0.0, 0.02 * messiness) + 0.03 * layer
                 placements.append(CheckerPlacement(owner, number, point.slot(along * s, across * s), layer))
@@ -261,7 +299,7 @@ def _bar_placements(geometry: BoardGeometry, owner: str, count: int, layout_seed
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     towards_top = (owner == "white") == geometry.white_sits_bottom
     sign = -1.0 if towards_top else 1.0
-    start, room = 0.95, FIELD_HEIGHT / 2 - 0.95 - 0.5
+    start, room = 0.95, geometry.proportions.field_height / 2 - 0.95 - 0.5
     step = 1.0 if count <= 5 else room / (count - 1)
     rng = np.random.default_rng((layout_seed, 25 if owner == "white" else 0, count))
     return [CheckerPlacement(owner, "bar",
