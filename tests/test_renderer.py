@@ -198,3 +198,35 @@ def test_random_conditions_vary_the_board_build():
     builds = {Conditions.random(rng, 1.0).board for _ in range(40)}
     assert len(builds) >= 3
     assert Conditions.clean().board == BOARD_BUILDS["standard"]
+
+
+def test_aruco_markers_sit_on_the_case_corners_and_are_detectable():
+    conditions = Conditions(pose=CameraPose(tilt=8, rotation=20, fill=0.8), markers=True)
+    image, truth = render(Position.initial(), seed=2, size=(960, 540), conditions=conditions)
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    corners, ids, _ = detector.detectMarkers(image)
+    found = {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners)}
+    assert sorted(found) == [0, 1, 2, 3]
+    for i in range(4):
+        assert np.abs(found[i].mean(axis=0) - truth.markers[i].mean(axis=0)).max() < 2
+        assert np.abs(truth.markers[i].mean(axis=0) - truth.corners[i]).max() < 1
+    _, plain = render(Position.initial(), seed=2, size=SMALL, conditions=Conditions.clean())
+    assert plain.markers == {}
+
+
+def test_dice_can_have_any_colour():
+    red = ((40, 40, 190), (240, 240, 240))
+    image, truth = render(Position.initial(), dice=(6, 6), seed=4, size=(640, 360), conditions=Conditions.clean(),
+                          dice_colour=red)
+    x, y, w, h = truth.dice[0].box
+    patch = image[y:y + h, x:x + w].reshape(-1, 3).astype(int)
+    assert ((patch[:, 2] > 150) & (patch[:, 0] < 90)).mean() > 0.2        # mostly red body
+
+
+def test_a_spectators_arm_can_reach_in_from_the_side():
+    hand = Hand(target=18, side="black", edge="left")
+    _, truth = render(Position.initial(), seed=5, size=SMALL, hand=hand, conditions=Conditions.clean())
+    assert truth.hand and {13, 18} <= set(truth.occluded_points) | {13, 18}
+    assert 13 in truth.occluded_points or 12 in truth.occluded_points     # the arm crosses the left edge
+    with pytest.raises(ValueError, match="hand edge"):
+        Hand(edge="under")

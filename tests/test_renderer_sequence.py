@@ -105,3 +105,29 @@ def test_a_random_game_changes_the_position_only_by_legal_plays():
     for before, rolled, after in changes:
         reachable = {lp.position for side in (WHITE, BLACK) for lp in legal_plays(before, side, rolled)}
         assert after in reachable
+
+
+def test_kept_dice_stay_where_they_lie_and_halves_are_picked_up_apart():
+    cam = camera(seed=9)
+    cam.roll((4,), half="white", tumble=0.1, settle=0.1)
+    cam.roll((2,), half="black", tumble=0.1, settle=0.1, keep=True)
+    frames = list(cam.frames())
+    last = frames[-1].truth
+    assert [(d.value, d.half) for d in last.dice] == [(4, "white"), (2, "black")]
+    assert frames[-1].truth.dice[0].box == frames[1].truth.dice[0].box
+    cam.pick_up_dice(halves=["black"], seconds=0.4)
+    cam.hold(0.1)
+    assert [(d.value, d.half) for d in list(cam.frames())[-1].truth.dice] == [(4, "white")]
+
+
+def test_a_bumped_camera_blurs_then_sees_the_board_from_a_new_pose():
+    cam = camera(seed=10)
+    cam.hold(0.1)
+    cam.bump(seconds=0.3)
+    cam.hold(0.2)
+    frames = list(cam.frames())
+    before, shaking, after = frames[0], frames[1:4], frames[4:]
+    assert all(not f.truth.settled for f in shaking)
+    assert all(f.truth.settled for f in after)
+    assert np.abs(after[0].truth.corners - before.truth.corners).max() > 2
+    assert np.allclose(after[0].truth.corners, after[-1].truth.corners)

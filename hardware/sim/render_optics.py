@@ -72,22 +72,28 @@ class CameraModel:
         return self.ideal_to_image(ideal)
 
     def remap_tables(self) -> tuple[np.ndarray, np.ndarray]:
-        """For every frame pixel, the canvas pixel it shows (maps for ``cv2.remap``)."""
+        """For every frame pixel, the canvas pixel it shows (maps for ``cv2.remap``).
+
+        The map is smooth, so it is computed every 8 pixels and enlarged by
+        ``cv2.resize``; the grid sits where ``resize`` samples (pixel ``8j - 4.5`` for
+        grid point ``j``, one spare point beyond each edge), so the enlargement is exact
+        up to the map's curvature.
+        """
         w, h = self.size
         step = 8
-        gx = np.linspace(0, w - 1, w // step + 2)
-        gy = np.linspace(0, h - 1, h // step + 2)
-        xx, yy = np.meshgrid(gx, gy)
+        nx, ny = -(-w // step) + 2, -(-h // step) + 2
+        xx, yy = np.meshgrid(np.arange(nx) * step - 4.5, np.arange(ny) * step - 4.5)
         c = np.array([(w - 1) / 2, (h - 1) / 2])
         norm = np.hypot(w, h) / 2
         ux, uy = (xx - c[0]) / norm, (yy - c[1]) / norm
         f = 1 + self.distortion * (ux ** 2 + uy ** 2)
         ideal = np.stack([c[0] + ux * f * norm, c[1] + uy * f * norm], axis=-1)
         inv = np.linalg.inv(self.homography)
-        src = cv2.perspectiveTransform(ideal.reshape(-1, 1, 2), inv).reshape(ideal.shape)
-        mx = cv2.resize(src[:, :, 0].astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-        my = cv2.resize(src[:, :, 1].astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-        return cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        src = cv2.perspectiveTransform(ideal.reshape(-1, 1, 2), inv).reshape(ideal.shape).astype(np.float32)
+        big = cv2.resize(src, (nx * step, ny * step), interpolation=cv2.INTER_LINEAR)
+        big = big[step:step + h, step:step + w]
+        return cv2.convertMaps(np.ascontiguousarray(big[:, :, 0]), np.ascontiguousarray(big[:, :, 1]),
+                               cv2.CV_16SC2)
 
 
 def solve_camera(pose: CameraPose, board_rect: tuple[float, float, float, float], size: tuple[int, int]) -> CameraModel:

@@ -64,7 +64,7 @@ class TableCamera:
         self.clutter_seed = int(rng.integers(2 ** 31))
         self._rng = np.random.default_rng((seed, 2))
         self._scene = Scene(position or Position.initial(), (), cube, ())
-        self._queue: deque[Scene] = deque()
+        self._queue: deque[tuple[Scene, Conditions]] = deque()
         self._index = 0
 
     # ---------------------------------------------------------------- the table now
@@ -73,12 +73,15 @@ class TableCamera:
         """What lies on the table after every queued action."""
         return self._scene
 
+    def _push(self, scene: Scene) -> None:
+        self._queue.append((scene, self.conditions))
+
     def _count(self, seconds: float) -> int:
         return max(int(round(seconds * self.fps)), 1)
 
     def _queue_still(self, seconds: float) -> None:
         for _ in range(self._count(seconds)):
-            self._queue.append(self._scene)
+            self._push(self._scene)
 
     def hold(self, seconds: float = 0.5) -> None:
         """Nothing happens for ``seconds``: settled frames of the table as it is."""
@@ -92,16 +95,20 @@ class TableCamera:
 
     # ------------------------------------------------------------------------- dice
     def roll(self, dice: Iterable[int], half: str = "white", flat: bool = True, cocked: bool = False,
-             tumble: float = 0.6, settle: float = 0.5, keep: bool = False) -> None:
+             tumble: float = 0.6, settle: float = 0.5, keep: bool = False,
+             colour: tuple[BGR, BGR] | None = None) -> None:
         """Throw ``dice`` into ``half`` (whose right-hand half, or ``"off"`` the board):
         they tumble with motion blur for ``tumble`` seconds, then lie still for
         ``settle``. ``cocked`` leans the last die on a checker or the rail; ``flat=False``
         (without ``cocked``) leaves it lying on a checker. ``keep`` leaves the dice already
-        on the table where they lie (the other player's opening die, an early roll)."""
+        on the table where they lie (the other player's opening die, an early roll).
+        ``colour`` is a ``(body, pips)`` pair of BGR colours (the style's dice by default)."""
         values = [int(v) for v in dice]
         rest = "cocked" if cocked else ("flat" if flat else "on_checker")
         lying = self._scene.dice if keep else ()
-        wanted = tuple(Die(v, half, rest if i == len(values) - 1 else "flat") for i, v in enumerate(values))
+        body, pips = colour or (None, None)
+        wanted = tuple(Die(v, half, rest if i == len(values) - 1 else "flat", colour=body, pips=pips)
+                       for i, v in enumerate(values))
         placed = self.renderer.place_dice(replace(self._scene, dice=lying + wanted), self.conditions,
                                           self.layout_seed, self._rng)[len(lying):]
         g = self.renderer.geometry
@@ -121,7 +128,7 @@ class TableCamera:
                 tumbling.append(Die(value, die.half, "flat", at=(float(p0[0]), float(p0[1])),
                                     yaw=die.yaw + spin * (1 - t0), colour=die.colour, pips=die.pips,
                                     motion=(float(p1[0] - p0[0]), float(p1[1] - p0[1]))))
-            self._queue.append(replace(self._scene, dice=lying + tuple(tumbling)))
+            self._push(replace(self._scene, dice=lying + tuple(tumbling)))
         self._scene = replace(self._scene, dice=lying + tuple(placed))
         self._queue_still(settle)
 
@@ -168,6 +175,30 @@ class TableCamera:
         self._scene = replace(self._scene, cube=cube)
         self._withdraw(hand_side, self._cube_spot(), seconds / 2, holding=False)
 
+    # ---------------------------------------------------------------------- camera
+    def bump(self, seconds: float = 0.2, strength: float = 1.0) -> None:
+        """Someone knocks the camera stand: a few blurred frames while it swings, then the
+        camera stays in a new pose (a few degrees turned and tilted, shifted and nearer or
+        farther, scaled by ``strength``) for the rest of the session."""
+        pose = self.conditions.pose
+        rng = self._rng
+        new = replace(pose, rotation=pose.rotation + float(rng.normal(0, 3.0)) * strength,
+                      tilt=float(np.clip(pose.tilt + rng.normal(0, 2.0) * strength, 0, 20)),
+                      fill=float(np.clip(pose.fill * (1 + rng.normal(0, 0.04) * strength), 0.3, 0.97)),
+                      offset=tuple(float(v) for v in np.clip(np.array(pose.offset)
+                                                             + rng.normal(0, 0.15, 2) * strength, -1, 1)))
+        steps = self._count(seconds)
+        for k in range(steps):
+            f = (k + 1) / (steps + 1)
+            swing = replace(new, rotation=pose.rotation + (new.rotation - pose.rotation) * f
+                            + float(np.sin(f * 9)) * strength,
+                            tilt=pose.tilt + (new.tilt - pose.tilt) * f)
+            shaken = replace(self.conditions, pose=swing,
+                             sensor=replace(self.conditions.sensor, blur=8.0 * strength + 2.0,
+                                            blur_angle=float(rng.uniform(0, 180))))
+            self._queue.append((self._scene, shaken))
+        self.conditions = replace(self.conditions, pose=new)
+
     # ------------------------------------------------------------------------ hands
     def _spot(self, side: Side, own_point: int) -> tuple[float, float]:
         """Where a hand goes for a side's point (own numbering; 25 bar, 0 the tray), in
@@ -199,7 +230,7 @@ class TableCamera:
             leg = min(int(f * len(path)), len(path) - 1)
             reach = start_reach + (1 - start_reach) * min(f * 1.6, 1.0)
             hand = Hand(target=path[leg], side=side, reach=reach, holding=holding, skin=self._skin(side))
-            self._queue.append(replace(self._scene, hands=(hand,)))
+            self._push(replace(self._scene, hands=(hand,)))
 
     def _withdraw(self, side: str, target: tuple[float, float], seconds: float, holding: bool) -> None:
         n = self._count(seconds)
@@ -208,7 +239,7 @@ class TableCamera:
             if reach <= 0:
                 break
             hand = Hand(target=target, side=side, reach=reach, holding=holding, skin=self._skin(side))
-            self._queue.append(replace(self._scene, hands=(hand,)))
+            self._push(replace(self._scene, hands=(hand,)))
 
     def _skin(self, side: str) -> BGR:
         return SKIN_TONES[(self.seed * 2 + (side == "black")) % len(SKIN_TONES)]
@@ -221,10 +252,10 @@ class TableCamera:
     def frames(self) -> Iterator[Frame]:
         """Render and yield the queued frames in order (the queue empties as it goes)."""
         while self._queue:
-            scene = self._queue.popleft()
+            scene, conditions = self._queue.popleft()
             index = self._index
             self._index += 1
-            image, truth = self.renderer.render_scene(scene, self.conditions, self.layout_seed,
+            image, truth = self.renderer.render_scene(scene, conditions, self.layout_seed,
                                                       noise_seed=self.seed * 7919 + index,
                                                       clutter_seed=self.clutter_seed)
             timestamp = index / self.fps

@@ -31,7 +31,14 @@ from hardware.sim.scene import (BOARD_BUILDS, CHECKER_THICKNESS, CUBE_SIZE, DIE_
                                 Proportions, checker_placements)
 
 CUBE_FACES = (2, 4, 8, 16, 32, 64)
+# (body, pips) of dice seen at tables besides the style's own
+DICE_COLOURS: tuple[tuple[BGR, BGR], ...] = (
+    ((245, 245, 245), (20, 20, 20)), ((40, 40, 190), (240, 240, 240)), ((25, 25, 25), (235, 235, 235)),
+    ((200, 230, 240), (30, 30, 30)), ((60, 140, 40), (240, 240, 240)), ((150, 80, 30), (240, 240, 240)),
+    ((40, 160, 230), (20, 20, 20)),
+)
 DIE_RESTS = ("flat", "on_checker", "cocked")
+MARKER_SIZE = 1.0       # ArUco marker side, in checker diameters
 TABLE_MARGIN = 6.5      # table drawn in perspective around the board, in checker diameters
 
 
@@ -97,13 +104,22 @@ class Hand:
     """A player's hand over the board: the ``side`` whose arm it is reaches toward
     ``target`` (White's point number 1..24, ``"bar"``, ``"dice"``, ``"cube"``, or a canvas
     position in checker diameters) and is ``reach`` (0..1) of the way there from the edge;
-    ``holding`` draws a checker in its fingers."""
+    ``holding`` draws a checker in its fingers. The arm comes in over the player's own
+    edge of the board unless ``edge`` names another (``"top"``, ``"bottom"``, ``"left"``,
+    ``"right"`` of the canonical view), as a spectator's or an arbiter's does."""
 
     target: int | str | tuple[float, float] = "dice"
     side: str = "white"
     reach: float = 1.0
     holding: bool = False
     skin: BGR | None = None
+    edge: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.side not in ("white", "black"):
+            raise ValueError(f"hand side must be 'white' or 'black', got {self.side!r}")
+        if self.edge not in (None, "top", "bottom", "left", "right"):
+            raise ValueError(f"hand edge must be top, bottom, left or right, got {self.edge!r}")
 
 
 @dataclass(frozen=True)
@@ -120,8 +136,11 @@ class Clutter:
 @dataclass(frozen=True)
 class Conditions:
     """Everything about the camera and the room: pose and lens, light, sensor, how
-    carelessly the checkers are placed (0..1), the clutter on the table, and the build
-    of the board (its proportions: real boards differ in rim, bar, tray and point sizes)."""
+    carelessly the checkers are placed (0..1), the clutter on the table, the build of the
+    board (its proportions: real boards differ in rim, bar, tray and point sizes), and
+    whether ArUco markers (``DICT_4X4_50`` ids 0..3) are stuck on the case's corners,
+    centred on them, in the order top-left, top-right, bottom-right, bottom-left of the
+    canonical view."""
 
     pose: CameraPose = CameraPose()
     lighting: Lighting = Lighting()
@@ -129,6 +148,7 @@ class Conditions:
     messiness: float = 0.3
     clutter: Clutter | None = None
     board: Proportions = Proportions()
+    markers: bool = False
 
     @classmethod
     def clean(cls) -> Conditions:
@@ -261,6 +281,7 @@ class FrameTruth:
     layers: dict[int, int]
     point_polygons: dict[int, np.ndarray]
     conditions: Conditions
+    markers: dict[int, np.ndarray]
     seed: int | None = None
     timestamp: float | None = None
 
@@ -451,6 +472,8 @@ class BoardRenderer:
         lift = model.lift
         light_dir = np.array(conditions.lighting.direction, float)
         canvas = self.table.copy()
+        if conditions.markers:
+            self._stick_markers(canvas)
         rng = np.random.default_rng((layout_seed, 7))
         placements = [replace(p, centre=(p.centre[0] + m, p.centre[1] + m))
                       for p in self._placements(scene.position, layout_seed, conditions.messiness)]
@@ -517,6 +540,21 @@ class BoardRenderer:
         image = apply_sensor(image, conditions.sensor, noise_seed)
         truth = self._truth(scene, conditions, model, placements, tops, outlines, hand_mask, radius)
         return image, truth
+
+    def _marker_quads(self) -> dict[int, np.ndarray]:
+        """Each ArUco marker's corners (table canvas) centred on the case corner of its id."""
+        half = MARKER_SIZE * self.ppd / 2
+        square = np.array([(-half, -half), (half, -half), (half, half), (-half, half)])
+        return {i: corner + self.margin + square for i, corner in enumerate(self.geometry.corners())}
+
+    def _stick_markers(self, canvas: np.ndarray) -> None:
+        dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+        for marker_id, quad in self._marker_quads().items():
+            (x0, y0), (x1, y1) = np.round(quad[0]).astype(int), np.round(quad[2]).astype(int)
+            quiet = int(round(0.15 * self.ppd))
+            cv2.rectangle(canvas, (x0 - quiet, y0 - quiet), (x1 + quiet, y1 + quiet), (245, 245, 245), -1)
+            marker = cv2.aruco.generateImageMarker(dictionary, marker_id, x1 - x0)
+            canvas[y0:y1, x0:x1] = cv2.cvtColor(marker, cv2.COLOR_GRAY2BGR)
 
     def _frame_scale(self, model: CameraModel) -> float:
         """Frame pixels per canvas pixel near the board's centre."""
@@ -587,10 +625,13 @@ class BoardRenderer:
                 tip = np.array(point.slot(point.length * 0.3)) + m
         else:
             raise ValueError(f"hand target must be a point 1..24, 'bar', 'dice', 'cube' or a position, got {target!r}")
-        edge = g.side_edge_y(hand.side) + m
-        outward = -1 if edge < g.size[1] / 2 + m else 1
         reach = float(np.clip(hand.reach, 0.0, 1.0))
-        start = np.array([tip[0] + rng.normal(0, 1.5) * s, edge + outward * 3.0 * s])
+        x0, y0, x1, y1 = (v + m for v in g.outline)
+        edge = hand.edge or ("bottom" if g.side_edge_y(hand.side) > g.size[1] / 2 else "top")
+        wander = rng.normal(0, 1.5) * s
+        start = {"top": (tip[0] + wander, y0 - 3.0 * s), "bottom": (tip[0] + wander, y1 + 3.0 * s),
+                 "left": (x0 - 3.0 * s, tip[1] + wander), "right": (x1 + 3.0 * s, tip[1] + wander)}[edge]
+        start = np.array(start)
         fingertip = start + (tip - start) * reach
         shoulder = fingertip + (start - tip) / max(np.linalg.norm(start - tip), 1e-6) * 45.0 * s
         skin = hand.skin or SKIN_TONES[int(rng.integers(len(SKIN_TONES)))]
@@ -700,6 +741,7 @@ class BoardRenderer:
         mapped = model.to_image(np.vstack([point.polygon() for point in g.points] + [g.corners()]) + m)
         polygons = {point.number: mapped[3 * i:3 * i + 3] for i, point in enumerate(g.points)}
         corners = mapped[-4:]
+        markers = ({i: model.to_image(q) for i, q in self._marker_quads().items()} if conditions.markers else {})
         moving = any(d.moving for d in scene.dice)
         position = scene.position
         return FrameTruth(
@@ -711,7 +753,7 @@ class BoardRenderer:
             settled=not hand_on_board and not moving and conditions.sensor.blur < 1.5,
             corners=corners, homography=board_h, distortion=model.distortion, canvas_size=g.size, ppd=s,
             home=self.home, style=self.style.name, size=self.size, checkers=tuple(checkers), layers=layers,
-            point_polygons=polygons, conditions=conditions)
+            point_polygons=polygons, conditions=conditions, markers=markers)
 
 
 def _rect_corners(rect) -> np.ndarray:
@@ -818,11 +860,9 @@ def board_renderer(style: str, size: tuple[int, int], home: str, board: Proporti
     return _RENDERERS[key]
 
 
-def _as_dice(dice: Iterable[int | Die] | None, half: str) -> tuple[Die, ...]:
-    out = []
-    for d in dice or ():
-        out.append(d if isinstance(d, Die) else Die(int(d), half))
-    return tuple(out)
+def _as_dice(dice: Iterable[int | Die] | None, half: str, colour: tuple[BGR, BGR] | None) -> tuple[Die, ...]:
+    body, pips = colour or (None, None)
+    return tuple(d if isinstance(d, Die) else Die(int(d), half, colour=body, pips=pips) for d in dice or ())
 
 
 def _as_cube(cube: Cube | int | tuple[int, str] | None) -> Cube | None:
@@ -837,9 +877,13 @@ def _as_hands(hand: bool | Hand | Iterable[Hand] | None, rng: np.random.Generato
     if hand is None or hand is False:
         return ()
     if hand is True:
-        target = int(rng.integers(1, 25)) if rng.random() < 0.7 else "bar"
-        return (Hand(target=target, side=("white", "black")[int(rng.integers(2))],
-                     reach=float(rng.uniform(0.6, 1.0)), holding=bool(rng.random() < 0.5)),)
+        hands = []
+        for _ in range(2 if rng.random() < 0.25 else 1):
+            target = int(rng.integers(1, 25)) if rng.random() < 0.7 else "bar"
+            edge = ("top", "bottom", "left", "right")[int(rng.integers(4))] if rng.random() < 0.2 else None
+            hands.append(Hand(target=target, side=("white", "black")[int(rng.integers(2))],
+                              reach=float(rng.uniform(0.6, 1.0)), holding=bool(rng.random() < 0.5), edge=edge))
+        return tuple(hands)
     if isinstance(hand, Hand):
         return (hand,)
     return tuple(hand)
@@ -849,18 +893,23 @@ def render(position: Position, dice: Iterable[int | Die] | None = (), cube: Cube
            seed: int = 0, style: str | None = None, hand: bool | Hand | Iterable[Hand] | None = None,
            size: tuple[int, int] = (1280, 720), home: str = "bottom-right",
            conditions: Conditions | None = None, difficulty: float = 1.0,
-           half: str = "white") -> tuple[np.ndarray, FrameTruth]:
+           half: str = "white", dice_colour: tuple[BGR, BGR] | None = None) -> tuple[np.ndarray, FrameTruth]:
     """One camera frame of ``position`` with ``dice`` (values thrown into ``half``, or
     ``Die`` objects), the ``cube`` (``Cube``, a value, ``(value, side)`` or ``None`` for
-    no cube in view) and ``hand`` (``True`` for a random hand, or ``Hand`` objects).
-    ``style`` ``None`` picks one at random; ``conditions`` ``None`` draws camera, light
-    and sensor from ``seed`` at ``difficulty`` (0 clean .. 1 hard)."""
+    no cube in view) and ``hand`` (``True`` for one or two random hands, or ``Hand``
+    objects). ``style`` ``None`` picks one at random; ``conditions`` ``None`` draws
+    camera, light, sensor and board build from ``seed`` at ``difficulty`` (0 clean .. 1
+    hard), and then also dice of another colour now and then; ``dice_colour`` is a
+    ``(body, pips)`` pair of BGR colours for the dice given as values."""
     rng = np.random.default_rng(seed)
     style = style or list(STYLES)[int(rng.integers(len(STYLES)))]
-    conditions = conditions or Conditions.random(rng, difficulty)
+    if conditions is None:
+        conditions = Conditions.random(rng, difficulty)
+        if dice_colour is None and rng.random() < 0.35 * difficulty:
+            dice_colour = DICE_COLOURS[int(rng.integers(len(DICE_COLOURS)))]
     renderer = board_renderer(style, size, home, conditions.board)
     layout_seed = int(rng.integers(2 ** 31))
-    scene = Scene(position, _as_dice(dice, half), _as_cube(cube), _as_hands(hand, rng))
+    scene = Scene(position, _as_dice(dice, half, dice_colour), _as_cube(cube), _as_hands(hand, rng))
     scene = replace(scene, dice=renderer.place_dice(scene, conditions, layout_seed, rng))
     image, truth = renderer.render_scene(scene, conditions, layout_seed, int(rng.integers(2 ** 31)),
                                          int(rng.integers(2 ** 31)))
