@@ -230,3 +230,17 @@ def test_a_spectators_arm_can_reach_in_from_the_side():
     assert 13 in truth.occluded_points or 12 in truth.occluded_points     # the arm crosses the left edge
     with pytest.raises(ValueError, match="hand edge"):
         Hand(edge="under")
+
+
+def test_the_broadcast_overlay_never_covers_the_board():
+    pos = Position.initial()
+    for fill, offset, drawn in ((0.6, (0.0, -1.0), True), (0.97, (0.0, 0.0), False)):
+        pose = CameraPose(fill=fill, offset=offset)
+        with_overlay, truth = render(pos, seed=1, size=SMALL,
+                                     conditions=Conditions(pose=pose, clutter=Clutter(False, False, False, True)))
+        without, _ = render(pos, seed=1, size=SMALL, conditions=Conditions(pose=pose))
+        changed = np.any(with_overlay != without, axis=2)
+        assert changed.any() == drawn
+        if drawn:
+            rows = np.nonzero(changed.any(axis=1))[0]
+            assert rows.min() > truth.corners[:, 1].max()

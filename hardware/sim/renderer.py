@@ -536,7 +536,7 @@ class BoardRenderer:
         if glare is not None:
             image = cv2.add(image, glare)
         if conditions.clutter is not None and conditions.clutter.overlay:
-            _draw_overlay(image, clutter_seed)
+            _draw_overlay(image, clutter_seed, model.to_image(self.geometry.corners() + m))
         image = apply_sensor(image, conditions.sensor, noise_seed)
         truth = self._truth(scene, conditions, model, placements, tops, outlines, hand_mask, radius)
         return image, truth
@@ -831,12 +831,21 @@ def _smeared(canvas, centre, die: Die, marks, body, ink, lift: Lift, light, s: f
     return np.vstack(outlines)
 
 
-def _draw_overlay(image: np.ndarray, seed: int) -> None:
-    """A broadcast caption strip across the bottom of the frame: names, score, match length."""
+def _draw_overlay(image: np.ndarray, seed: int, board: np.ndarray) -> None:
+    """A broadcast caption strip (names, score, match length) across the top or bottom of
+    the frame, wherever it clears the ``board`` outline (frame pixels), as a director
+    places it; left out when the board fills the frame."""
     rng = np.random.default_rng((seed, 13))
     h, w = image.shape[:2]
     band = max(int(h * 0.08), 8)
-    y0 = h - band - int(h * 0.03)
+    gap = int(h * 0.03)
+    top, bottom = float(board[:, 1].min()), float(board[:, 1].max())
+    if h - bottom >= band + gap:
+        y0 = h - band - gap
+    elif top >= band + gap:
+        y0 = gap
+    else:
+        return
     roi = image[y0:y0 + band, int(w * 0.05):int(w * 0.95)]
     roi[:] = (roi * 0.25 + np.array((60, 25, 10)) * 0.75).astype(np.uint8)
     names = ("ANDERSEN", "KAZAROV", "MORIYAMA", "OKAFOR", "DELACROIX", "SILVA")
