@@ -1,0 +1,1 @@
+"""The display unit's firmware (MicroPython); ``deploy`` installs it on the unit."""
