@@ -244,3 +244,20 @@ def test_the_broadcast_overlay_never_covers_the_board():
         if drawn:
             rows = np.nonzero(changed.any(axis=1))[0]
             assert rows.min() > truth.corners[:, 1].max()
+
+
+def test_cocked_dice_lean_inside_the_playing_area():
+    for seed in range(10):
+        _, truth = render(Position.initial(), dice=(Die(2, "white", rest="cocked"),), seed=seed, size=SMALL,
+                          conditions=Conditions.clean())
+        field = truth.point_polygons[1][:2].mean(axis=0), truth.point_polygons[24][:2].mean(axis=0)
+        cx, cy = truth.dice[0].centre
+        assert min(f[1] for f in field) - 2 <= cy <= max(f[1] for f in field) + 2
+
+
+def test_a_die_cannot_lie_on_a_checker_in_an_empty_half():
+    white, black = [0] * 26, [0] * 26
+    white[3], black[3] = 15, 15          # White's 3 point and Black's 3 point (White's 22)
+    pos = Position(tuple(white), tuple(black))
+    with pytest.raises(ValueError, match="no checker"):
+        render(pos, dice=(Die(2, "black", rest="on_checker"),), seed=1, size=SMALL, conditions=Conditions.clean())

@@ -436,16 +436,22 @@ class BoardRenderer:
         if die.rest != "flat" and die.half != "off":
             inside = [p for p in placements if p.location != "off" and p.layer == 0
                       and x0 - 0.5 <= p.centre[0] / s <= x1 + 0.5 and y0 - 0.5 <= p.centre[1] / s <= y1 + 0.5]
-            if inside:
+            for _ in range(4 * len(inside)):
                 p = inside[int(rng.integers(len(inside)))]
                 c = np.array(p.centre) / s
                 angle = float(rng.uniform(0, 2 * np.pi))
                 direction = np.array([np.cos(angle), np.sin(angle)])
                 if die.rest == "on_checker":
                     return c + direction * 0.15, float(rng.uniform(0.1, 0.25)), angle
+                # leaning on this checker from a free spot of the playing area
                 at = c + direction * (0.5 + DIE_SIZE * 0.45)
-                return at, float(rng.uniform(0.35, 0.6)), angle + np.pi
-            if die.rest == "cocked":        # against the rail at the half's edge
+                clear = all(np.linalg.norm(at - centre) >= radius + DIE_SIZE * 0.4
+                            for centre, radius in occupied if np.linalg.norm(centre - c) > 1e-6)
+                if x0 - 0.2 <= at[0] <= x1 + 0.2 and y0 - 0.2 <= at[1] <= y1 + 0.2 and clear:
+                    return at, float(rng.uniform(0.35, 0.6)), angle + np.pi
+            if die.rest == "on_checker":
+                raise ValueError(f"no checker in {die.half}'s half for a die to lie on")
+            if die.rest == "cocked":        # no checker to lean on: against the rail
                 y = y0 - 0.4 + DIE_SIZE * 0.45 if rng.random() < 0.5 else y1 + 0.4 - DIE_SIZE * 0.45
                 at = np.array([rng.uniform(x0, x1), y])
                 toward = -np.pi / 2 if y < (y0 + y1) / 2 else np.pi / 2
