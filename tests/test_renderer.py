@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from engine.position import BLACK, WHITE, Position
+from engine.position import Position
 from hardware.sim.render_optics import CameraPose
 from hardware.sim.render_styles import STYLES
 from hardware.sim.scene import BOARD_BUILDS
@@ -261,3 +261,14 @@ def test_a_die_cannot_lie_on_a_checker_in_an_empty_half():
     pos = Position(tuple(white), tuple(black))
     with pytest.raises(ValueError, match="no checker"):
         render(pos, dice=(Die(2, "black", rest="on_checker"),), seed=1, size=SMALL, conditions=Conditions.clean())
+
+
+def test_frames_are_the_same_in_another_process():
+    import subprocess
+    import sys
+    code = ("import hashlib; from engine.position import Position; from hardware.sim.renderer import render; "
+            "img, _ = render(Position.initial(), dice=(3, 5), cube=(4, 'black'), seed=21, size=(320, 180), hand=True); "
+            "print(hashlib.sha1(img.tobytes()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={"PYTHONHASHSEED": str(n), "PATH": ""}).stdout for n in (1, 2)}
+    assert len(digests) == 1

@@ -14,7 +14,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from hardware.sim.render_styles import BGR, CheckerLook, Style
+from hardware.sim.render_styles import BGR, CheckerLook
 
 SHIFT = 4           # sub-pixel bits for cv2 drawing
 ONE = 1 << SHIFT
@@ -156,7 +156,8 @@ _FACES = (
 )
 
 
-def draw_solid(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, size: float, yaw: float, marks: tuple[int, ...],
+def draw_solid(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, size: float, yaw: float,
+               marks: tuple[int, ...],
                kind: str, body: BGR, ink: BGR, lift: Lift, light: np.ndarray, tilt: float = 0.0,
                tilt_axis: float = 0.0, base_z: float = 0.0) -> np.ndarray:
     """A die or cube of edge ``size`` resting at ``centre`` (canvas pixels), its faces
@@ -325,18 +326,26 @@ def draw_hand(image: np.ndarray | None, shadow: np.ndarray | None, mask: np.ndar
             cv2.fillPoly(image, [poly], colour, cv2.LINE_AA, SHIFT)
 
 
-def draw_clock(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, size: float, angle: float, times: tuple[str, str],
-               light: np.ndarray) -> None:
+def _table_box(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, size: tuple[float, float],
+               angle: float, colour: BGR, shadow_offset: np.ndarray, shadow_level: int) -> np.ndarray:
+    """A flat box lying on the table turned by ``angle`` degrees, and its shadow; returns
+    the rotation that takes the box's own axes to the canvas."""
+    box = cv2.boxPoints(((float(centre[0]), float(centre[1])), size, angle))
+    if shadow is not None:
+        cv2.fillConvexPoly(shadow, np.round((box + shadow_offset) * ONE).astype(np.int32), shadow_level,
+                           cv2.LINE_AA, SHIFT)
+    if canvas is not None:
+        cv2.fillConvexPoly(canvas, np.round(box * ONE).astype(np.int32), colour, cv2.LINE_AA, SHIFT)
+    return cv2.getRotationMatrix2D((0, 0), -angle, 1.0)[:, :2]
+
+
+def draw_clock(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, size: float, angle: float,
+               times: tuple[str, str], light: np.ndarray) -> None:
     """A two-sided game clock: a dark case with two lit displays and two buttons."""
     w, h = size, size * 0.45
-    box = cv2.boxPoints(((float(centre[0]), float(centre[1])), (w, h), angle))
-    if shadow is not None:
-        cv2.fillConvexPoly(shadow, np.round((box + light * size * 0.12) * ONE).astype(np.int32), 255,
-                           cv2.LINE_AA, SHIFT)
+    rot = _table_box(canvas, shadow, centre, (w, h), angle, (40, 40, 45), light * size * 0.12, 255)
     if canvas is None:
         return
-    cv2.fillConvexPoly(canvas, np.round(box * ONE).astype(np.int32), (40, 40, 45), cv2.LINE_AA, SHIFT)
-    rot = cv2.getRotationMatrix2D((0, 0), -angle, 1.0)[:, :2]
     for k, sign in enumerate((-1, 1)):
         c = np.array(centre) + rot @ np.array([sign * w * 0.24, h * 0.1])
         screen = cv2.boxPoints(((float(c[0]), float(c[1])), (w * 0.38, h * 0.42), angle))
@@ -347,18 +356,13 @@ def draw_clock(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, siz
                    cv2.LINE_AA, SHIFT)
 
 
-def draw_score_card(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, size: float, angle: float, lines: tuple[str, ...],
-                    light: np.ndarray) -> None:
+def draw_score_card(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, size: float, angle: float,
+                    lines: tuple[str, ...], light: np.ndarray) -> None:
     """A paper score card with a few lines of writing."""
     w, h = size * 0.7, size
-    box = cv2.boxPoints(((float(centre[0]), float(centre[1])), (w, h), angle))
-    if shadow is not None:
-        cv2.fillConvexPoly(shadow, np.round((box + light * size * 0.03) * ONE).astype(np.int32), 160,
-                           cv2.LINE_AA, SHIFT)
+    rot = _table_box(canvas, shadow, centre, (w, h), angle, (238, 242, 245), light * size * 0.03, 160)
     if canvas is None:
         return
-    cv2.fillConvexPoly(canvas, np.round(box * ONE).astype(np.int32), (238, 242, 245), cv2.LINE_AA, SHIFT)
-    rot = cv2.getRotationMatrix2D((0, 0), -angle, 1.0)[:, :2]
     for i, line in enumerate(lines):
         c = np.array(centre) + rot @ np.array([0.0, (i - (len(lines) - 1) / 2) * h * 0.22])
         patch_text(canvas, line, c, w * 0.8, angle, (90, 40, 20))
