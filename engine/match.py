@@ -361,9 +361,9 @@ class Match:
         return self.crawford_played and not (self.game is not None and self.game.crawford)
 
     def is_crawford_next(self) -> bool:
-        """True when the next game is the Crawford game."""
+        """True when the next game is the Crawford game (never in a one-point match, where nobody reaches 0)."""
         n = self.rules.length
-        return bool(n) and self.rules.crawford and not self.crawford_played and n - 1 in self.score
+        return n > 1 and self.rules.crawford and not self.crawford_played and n - 1 in self.score
 
     def new_game(self, position: Position | None = None) -> Match:
         if self.over:

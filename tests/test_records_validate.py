@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.match import EndReason, Kind, MatchRules
+from engine.match import EndReason, Kind, Match, MatchRules
 from engine.moves import Rule
 from engine.position import BLACK, WHITE
 from engine.records import Action, RecordError, check_match, read_mat, validate
@@ -152,6 +152,17 @@ def test_drop_resignation_and_the_crawford_game():
     crawford_double = text.replace("  2)  Losses 2 points             Wins 2 points\n",
                                    "  2)  Doubles => 2\n")
     assert problem(crawford_double).reason.endswith("nobody may double in the Crawford game")
+
+
+def test_a_one_point_match_has_no_crawford_game():
+    # gnubg marks no Crawford game in a one-point match; doubling there is allowed (if pointless).
+    assert not Match(MatchRules(length=1)).new_game().game.crawford
+    assert Match(MatchRules(length=2), score=(1, 0)).new_game().game.crawford
+    text = ("1 point match\n\n Game 1\n a : 0                          b : 0\n"
+            "  1) 31: 8/5 6/5                 Doubles => 2\n"
+            "  2)  Drops                       Wins 1 point\n")
+    checked = check_match(read_mat(text))
+    assert not checked.games[0].crawford and checked.score == (0, 1)
 
 
 def test_a_resignation_that_no_cube_value_explains():

@@ -83,6 +83,8 @@ class _Reader:
         if text.startswith("\ufeff"):
             text = text[1:]
         self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if len(self.lines) > 1 and not self.lines[-1]:
+            self.lines.pop()                     # the final line end does not open another line
         self.headers: list[tuple[str, str, int]] = []
         self.games: list[GameRecord] = []
         self.players: tuple[str, str] | None = None
@@ -207,7 +209,8 @@ class _GameBuilder:
         self.move_number = 0
 
     def fail(self, line: int, reason: str) -> RecordError:
-        return self.reader.fail(line, f"game {self.number}, move {self.move_number}: {reason}")
+        where = f"game {self.number}, move {self.move_number}" if self.move_number else f"game {self.number}"
+        return self.reader.fail(line, f"{where}: {reason}")
 
     def add_line(self, number: int, line: str) -> None:
         m = _NUMBERED.match(line)

@@ -70,6 +70,23 @@ class CheckedMatch:
     def turns(self) -> int:
         return self.count(Action.ROLL)
 
+    def transcript(self) -> tuple:
+        """The match independent of how it was written, for comparing two records of it.
+
+        Per game: the score before it, whether it is the Crawford game, each
+        action as ``(player, action, dice high first, position after)`` and
+        the outcome. ``Losses`` entries and dice never played are left out:
+        the outcome already says how the game ended.
+        """
+        return tuple(
+            (g.score, g.crawford,
+             tuple((t.turn.side, t.turn.action.value, tuple(sorted(t.turn.dice, reverse=True)) if t.turn.dice else (),
+                    t.position)
+                   for t in g.turns
+                   if t.turn.action is not Action.RESIGN and not (t.turn.action is Action.ROLL and t.play is None)),
+             g.outcome)
+            for g in self.games)
+
 
 def validate(record: MatchRecord) -> CheckedMatch:
     """Replay ``record``; the result's ``error`` is the first problem found (``None`` if valid)."""
