@@ -70,6 +70,10 @@ def draw_checker(canvas: np.ndarray | None, shadow: np.ndarray | None, centre, r
     cv2.circle(canvas, _fix(top), int(radius * 0.86 * ONE), face, -1, cv2.LINE_AA, SHIFT)
     groove = _shade(look.face, 0.8 * tint) if sum(look.face) > 200 else _shade(look.face, 1.6 * tint + 0.2)
     cv2.circle(canvas, _fix(top), int(radius * 0.62 * ONE), groove, max(int(radius * 0.05), 1), cv2.LINE_AA, SHIFT)
+    if look.grain:
+        for ring, gain in ((0.22, 0.88), (0.4, 1.08), (0.75, 0.9)):
+            cv2.circle(canvas, _fix(top), int(radius * ring * ONE), _shade(look.face, gain * tint),
+                       max(int(radius * 0.04), 1), cv2.LINE_AA, SHIFT)
     if look.silver:
         cv2.ellipse(canvas, _fix(top), (int(radius * 0.93 * ONE),) * 2, 0, 200, 250, (250, 250, 250),
                     max(int(radius * 0.08), 1), cv2.LINE_AA, SHIFT)

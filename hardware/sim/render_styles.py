@@ -20,17 +20,20 @@ BGR = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class CheckerLook:
-    """A side's checkers: top ``face`` colour, ``rim`` ring colour, and whether the rim is
-    polished metal (``silver``) that catches the light."""
+    """A side's checkers: top ``face`` colour, ``rim`` ring colour, whether the rim is
+    polished metal (``silver``) that catches the light, and whether the face shows the
+    rings of turned wood (``grain``)."""
 
     face: BGR
     rim: BGR
     silver: bool = False
+    grain: bool = False
 
 
 @dataclass(frozen=True)
 class Style:
-    """How a board looks: case, playing field, points, checkers, dice and cube."""
+    """How a board looks: case, playing field, points, checkers, dice and cube; some
+    boards outline their points and inlay an ``ornament`` in the middle of each half."""
 
     name: str
     case: BGR
@@ -48,6 +51,8 @@ class Style:
     cube: BGR = (235, 235, 230)
     cube_text: BGR = (25, 25, 25)
     table: BGR = (60, 90, 120)
+    point_outline: BGR | None = None
+    ornament: BGR | None = None
 
 
 STYLES: dict[str, Style] = {s.name: s for s in (
@@ -65,7 +70,8 @@ STYLES: dict[str, Style] = {s.name: s for s in (
           field_texture="leather", point_dark=(45, 40, 185), point_light=(150, 150, 155),
           bar=(18, 18, 20), tray=(26, 26, 28),
           white=CheckerLook((230, 235, 238), (210, 215, 220)),
-          black=CheckerLook((35, 35, 175), (25, 25, 140)), table=(95, 125, 150)),
+          black=CheckerLook((35, 35, 175), (25, 25, 140)), table=(95, 125, 150),
+          point_outline=(225, 225, 225)),
     Style("brown", case=(35, 65, 105), case_texture="wood", field=(150, 195, 225),
           field_texture="wood", point_dark=(30, 60, 110), point_light=(110, 160, 205),
           bar=(35, 65, 105), tray=(30, 55, 95),
@@ -82,6 +88,12 @@ STYLES: dict[str, Style] = {s.name: s for s in (
           bar=(80, 45, 20), tray=(100, 55, 25),
           white=CheckerLook((225, 235, 240), (205, 215, 222)),
           black=CheckerLook((50, 50, 210), (35, 35, 170)), table=(170, 175, 180)),
+    Style("inlaid", case=(25, 45, 75), case_texture="wood", field=(110, 150, 180),
+          field_texture="wood", point_dark=(20, 35, 60), point_light=(175, 210, 230),
+          bar=(25, 45, 75), tray=(30, 55, 85),
+          white=CheckerLook((160, 205, 230), (130, 175, 205), grain=True),
+          black=CheckerLook((35, 55, 95), (25, 40, 70), grain=True), table=(120, 130, 135),
+          point_outline=(40, 70, 110), ornament=(30, 50, 90)),
 )}
 
 
@@ -136,6 +148,16 @@ def _fill_rect(canvas: np.ndarray, rect: tuple[float, float, float, float], colo
     canvas[y0:y1, x0:x1] = np.clip(tex[:, :, None] * np.array(colour, np.float32), 0, 255).astype(np.uint8)
 
 
+def _inlay(canvas: np.ndarray, field: tuple[float, float, float, float], ppd: float, colour: BGR,
+           ground: BGR) -> None:
+    """A diamond medallion in the middle of a half, between the points' tips."""
+    cx, cy = (field[0] + field[2]) / 2, (field[1] + field[3]) / 2
+    for scale, fill in ((1.0, colour), (0.7, ground), (0.4, colour)):
+        rx, ry = 1.1 * ppd * scale, 0.6 * ppd * scale
+        diamond = np.array([(cx - rx, cy), (cx, cy - ry), (cx + rx, cy), (cx, cy + ry)]) * 16
+        cv2.fillConvexPoly(canvas, np.round(diamond).astype(np.int32), fill, cv2.LINE_AA, shift=4)
+
+
 def _inner_shadow(canvas: np.ndarray, rect: tuple[float, float, float, float], width: int) -> None:
     """Darken the inside edges of a recessed area (field or tray) as the rim's shadow."""
     x0, y0, x1, y1 = (int(round(v)) for v in rect)
@@ -173,6 +195,12 @@ def painted_board(style_name: str, home: str, ppd: float,
     mask = np.any(layer != canvas, axis=2)
     shaded = np.clip(layer.astype(np.float32) * point_tex[:, :, None], 0, 255).astype(np.uint8)
     canvas[mask] = shaded[mask]
+    if style.point_outline is not None:
+        polys = [np.round(point.polygon() * 16).astype(np.int32) for point in g.points]
+        cv2.polylines(canvas, polys, True, style.point_outline, max(int(g.ppd * 0.04), 1), cv2.LINE_AA, shift=4)
+    if style.ornament is not None:
+        for field in (g.field_left, g.field_right):
+            _inlay(canvas, field, g.ppd, style.ornament, style.field)
     edge = max(int(g.ppd * 0.18), 2)
     for rect in (g.field_left, g.field_right, g.tray_white, g.tray_black):
         _inner_shadow(canvas, rect, edge)
