@@ -120,15 +120,19 @@ class RecordingStrip:
 
 
 class RecordingBuzzer:
-    """A buzzer that keeps its frequency and counts the beeps started."""
+    """A buzzer that keeps its frequency and every tone it started."""
 
     def __init__(self) -> None:
         self.frequency = 0
-        self.beeps = 0
+        self.tones: list[int] = []
+
+    @property
+    def beeps(self) -> int:
+        return len(self.tones)
 
     def tone(self, frequency: int) -> None:
         if frequency:
-            self.beeps += 1
+            self.tones.append(frequency)
         self.frequency = frequency
 
 
