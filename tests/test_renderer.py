@@ -272,3 +272,12 @@ def test_frames_are_the_same_in_another_process():
     digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={"PYTHONHASHSEED": str(n), "PATH": ""}).stdout for n in (1, 2)}
     assert len(digests) == 1
+
+
+def test_a_moving_hand_is_smeared_and_still_hides_the_points_under_it():
+    still = Hand(target=8, side="white")
+    moving = Hand(target=8, side="white", speed=1.5)
+    a, ta = render(Position.initial(), seed=6, size=SMALL, hand=still, conditions=Conditions.clean())
+    b, tb = render(Position.initial(), seed=6, size=SMALL, hand=moving, conditions=Conditions.clean())
+    assert not np.array_equal(a, b)
+    assert tb.hand and not tb.settled and 8 in tb.occluded_points

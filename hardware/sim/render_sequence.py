@@ -221,24 +221,36 @@ class TableCamera:
         c = (self.renderer._cube_centre(cube) - self.renderer.margin) / self.renderer.ppd
         return (float(c[0]), float(c[1]))
 
+    def _arm_travel(self, side: str, target: tuple[float, float]) -> float:
+        """How far (checker diameters) a fingertip goes from off the board to ``target``."""
+        g = self.renderer.geometry
+        return abs(g.side_edge_y(side) / g.ppd - target[1]) + 3.0
+
     def _reach(self, side: str, path: list[tuple[float, float]], seconds: float, holding: bool,
                start_reach: float = 0.0) -> None:
-        """Frames of a hand going along ``path`` (its reach rising from ``start_reach``)."""
+        """Frames of a hand going along ``path`` (its reach rising from ``start_reach``),
+        smeared by its speed while it moves."""
         n = self._count(seconds)
+        before = start_reach
         for k in range(n):
             f = (k + 1) / n
             leg = min(int(f * len(path)), len(path) - 1)
             reach = start_reach + (1 - start_reach) * min(f * 1.6, 1.0)
-            hand = Hand(target=path[leg], side=side, reach=reach, holding=holding, skin=self._skin(side))
+            speed = (reach - before) * self._arm_travel(side, path[leg]) * EXPOSURE
+            hand = Hand(target=path[leg], side=side, reach=reach, holding=holding, skin=self._skin(side),
+                        speed=speed)
             self._push(replace(self._scene, hands=(hand,)))
+            before = reach
 
     def _withdraw(self, side: str, target: tuple[float, float], seconds: float, holding: bool) -> None:
         n = self._count(seconds)
+        travel = self._arm_travel(side, target)
         for k in range(n):
             reach = 1.0 - (k + 1) / n * 1.2
             if reach <= 0:
                 break
-            hand = Hand(target=target, side=side, reach=reach, holding=holding, skin=self._skin(side))
+            hand = Hand(target=target, side=side, reach=reach, holding=holding, skin=self._skin(side),
+                        speed=-1.2 / n * travel * EXPOSURE)
             self._push(replace(self._scene, hands=(hand,)))
 
     def _skin(self, side: str) -> BGR:

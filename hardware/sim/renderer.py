@@ -106,7 +106,9 @@ class Hand:
     position in checker diameters) and is ``reach`` (0..1) of the way there from the edge;
     ``holding`` draws a checker in its fingers. The arm comes in over the player's own
     edge of the board unless ``edge`` names another (``"top"``, ``"bottom"``, ``"left"``,
-    ``"right"`` of the canonical view), as a spectator's or an arbiter's does."""
+    ``"right"`` of the canonical view), as a spectator's or an arbiter's does. ``speed``
+    is how far (checker diameters) the hand travels while the shutter is open, reaching in
+    (positive) or drawing back (negative): a moving hand is smeared along its arm."""
 
     target: int | str | tuple[float, float] = "dice"
     side: str = "white"
@@ -114,6 +116,7 @@ class Hand:
     holding: bool = False
     skin: BGR | None = None
     edge: str | None = None
+    speed: float = 0.0
 
     def __post_init__(self) -> None:
         if self.side not in ("white", "black"):
@@ -535,8 +538,11 @@ class BoardRenderer:
             for pose in poses:
                 draw_hand(None, shadow_image, None, pose, lift, light_dir, model.to_image)
             _apply_shadow(image, shadow_image, 0.4, 0.5 * s * self._frame_scale(model))
-            for pose in poses:
-                draw_hand(image, None, hand_mask, pose, lift, light_dir, model.to_image)
+            for hand, pose in zip(scene.hands, poses):
+                if abs(hand.speed) < 0.05:
+                    draw_hand(image, None, hand_mask, pose, lift, light_dir, model.to_image)
+                else:
+                    self._draw_moving_hand(image, hand_mask, pose, hand.speed, model)
         gain, glare = self._light(conditions.lighting)
         image = cv2.multiply(image, gain, scale=1 / 128.0)
         if glare is not None:
@@ -561,6 +567,43 @@ class BoardRenderer:
             cv2.rectangle(canvas, (x0 - quiet, y0 - quiet), (x1 + quiet, y1 + quiet), (245, 245, 245), -1)
             marker = cv2.aruco.generateImageMarker(dictionary, marker_id, x1 - x0)
             canvas[y0:y1, x0:x1] = cv2.cvtColor(marker, cv2.COLOR_GRAY2BGR)
+
+    def _draw_moving_hand(self, image: np.ndarray, hand_mask: np.ndarray, pose: HandPose, speed: float,
+                          model: CameraModel) -> None:
+        """A hand moving ``speed`` checker diameters along its arm during the exposure:
+        drawn apart, smeared along its motion in the frame and laid over the image."""
+        layer = np.zeros_like(image)
+        mask = np.zeros(image.shape[:2], np.uint8)
+        draw_hand(layer, None, mask, pose, model.lift, np.zeros(2), model.to_image)
+        tip = np.array(pose.fingertip)
+        axis = tip - np.array(pose.shoulder)
+        axis /= max(float(np.linalg.norm(axis)), 1e-6)
+        a, b = model.to_image([tip, tip + axis * speed * self.ppd])
+        motion = b - a
+        length = int(np.ceil(np.linalg.norm(motion)))
+        x, y, w, h = cv2.boundingRect(mask)
+        if w == 0:
+            return
+        pad = length + 2
+        H, W = mask.shape
+        x0, y0, x1, y1 = max(x - pad, 0), max(y - pad, 0), min(x + w + pad, W), min(y + h + pad, H)
+        layer_roi = layer[y0:y1, x0:x1].astype(np.float32)
+        mask_roi = mask[y0:y1, x0:x1].astype(np.float32) / 255.0
+        paint = np.zeros_like(layer_roi)
+        alpha = np.zeros_like(mask_roi)
+        steps = int(np.clip(length // 3, 1, 8)) + 1
+        size = (x1 - x0, y1 - y0)
+        for t in np.linspace(0.0, 1.0, steps):
+            # the hand a fraction t of the exposure before the end, where it is drawn
+            shift = np.float32([[1, 0, -motion[0] * t], [0, 1, -motion[1] * t]])
+            paint += cv2.warpAffine(layer_roi, shift, size)
+            alpha += cv2.warpAffine(mask_roi, shift, size)
+        paint /= steps
+        alpha /= steps
+        roi = image[y0:y1, x0:x1]
+        roi[:] = np.clip(roi * (1 - alpha[:, :, None]) + paint, 0, 255).astype(np.uint8)
+        covered = hand_mask[y0:y1, x0:x1]
+        covered[alpha > 0.25] = 255
 
     def _frame_scale(self, model: CameraModel) -> float:
         """Frame pixels per canvas pixel near the board's centre."""
