@@ -281,3 +281,13 @@ def test_a_moving_hand_is_smeared_and_still_hides_the_points_under_it():
     b, tb = render(Position.initial(), seed=6, size=SMALL, hand=moving, conditions=Conditions.clean())
     assert not np.array_equal(a, b)
     assert tb.hand and not tb.settled and 8 in tb.occluded_points
+
+
+def test_checkers_under_a_pile_are_partly_hidden_and_rows_of_five_are_not():
+    pos = Position.from_points({6: 15, 19: -5})
+    _, truth = render(pos, seed=1, size=SMALL, conditions=Conditions.clean())
+    pile = [c for c in truth.checkers if c.location == 6]
+    row = [c for c in truth.checkers if c.location == 19]
+    assert min(c.visible for c in pile if c.layer == 0) < 0.9
+    assert all(c.visible == 1.0 for c in pile if c.layer == max(p.layer for p in pile))
+    assert all(c.visible > 0.95 for c in row)

@@ -239,13 +239,16 @@ class CubeTruth:
 @dataclass(frozen=True)
 class CheckerTruth:
     """One checker: ``location`` White's point 1..24, ``"bar"`` or ``"off"``; ``layer`` 0
-    lies on the board; ``centre`` of its top face and ``box`` in frame pixels."""
+    lies on the board; ``centre`` of its top face and ``box`` in frame pixels;
+    ``visible`` the share of its top face no other checker covers (1 for borne-off
+    checkers, which show their edges)."""
 
     owner: str
     location: int | str
     layer: int
     centre: tuple[float, float]
     box: Box
+    visible: float = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -749,13 +752,14 @@ class BoardRenderer:
             outlines_xy = tops_xy[:, None, :] + ring[None, :, :] * radii[:, None, :]
             mapped = model.to_image(np.vstack([tops_xy, outlines_xy.reshape(-1, 2)]))
             centres, rings = mapped[:len(placements)], mapped[len(placements):].reshape(len(placements), -1, 2)
-            for p, c, r in zip(placements, centres, rings):
+            visible = _visible_shares(placements, tops_xy, radius)
+            for p, c, r, v in zip(placements, centres, rings, visible):
                 x0, y0 = np.floor(r.min(axis=0))
                 x1, y1 = np.ceil(r.max(axis=0))
                 x0, y0 = max(int(x0), 0), max(int(y0), 0)
                 x1, y1 = min(int(x1), w), min(int(y1), h)
                 checkers.append(CheckerTruth(p.owner, p.location, p.layer, (float(c[0]), float(c[1])),
-                                             (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))))
+                                             (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0)), float(v)))
         layers: dict[int, int] = {}
         for p in placements:
             if isinstance(p.location, int):
@@ -805,6 +809,25 @@ class BoardRenderer:
             corners=corners, homography=board_h, distortion=model.distortion, canvas_size=g.size, ppd=s,
             home=self.home, style=self.style.name, size=self.size, checkers=tuple(checkers), layers=layers,
             point_polygons=polygons, conditions=conditions, markers=markers)
+
+
+def _visible_shares(placements: list[CheckerPlacement], tops: np.ndarray, radius: float) -> np.ndarray:
+    """For each checker, the share of its top face (canvas) that no checker drawn after it
+    covers: the ones on higher layers, and later ones of an overlapping row."""
+    order = sorted(range(len(placements)), key=lambda i: (not placements[i].on_edge, placements[i].layer, i))
+    rank = np.empty(len(placements), int)
+    rank[order] = np.arange(len(placements))
+    r, a = np.meshgrid(np.sqrt(np.linspace(0.05, 0.95, 5)), np.linspace(0, 2 * np.pi, 12, endpoint=False))
+    disc = np.stack([r.ravel() * np.cos(a.ravel()), r.ravel() * np.sin(a.ravel())], axis=1) * radius
+    shares = np.ones(len(placements))
+    flat = np.array([not p.on_edge for p in placements])
+    for i in np.nonzero(flat)[0]:
+        above = np.nonzero(flat & (rank > rank[i]) & (np.linalg.norm(tops - tops[i], axis=1) < 2 * radius))[0]
+        if len(above):
+            samples = tops[i] + disc
+            hidden = (np.linalg.norm(samples[:, None, :] - tops[above][None, :, :], axis=2) < radius).any(axis=1)
+            shares[i] = 1.0 - hidden.mean()
+    return shares
 
 
 def _rect_corners(rect) -> np.ndarray:
