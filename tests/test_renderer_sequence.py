@@ -131,3 +131,12 @@ def test_a_bumped_camera_blurs_then_sees_the_board_from_a_new_pose():
     assert all(f.truth.settled for f in after)
     assert np.abs(after[0].truth.corners - before.truth.corners).max() > 2
     assert np.allclose(after[0].truth.corners, after[-1].truth.corners)
+
+
+def test_a_die_can_stray_into_the_other_half():
+    cam = camera(seed=11)
+    cam.roll((6, 2), half=("white", "black"), tumble=0.1, settle=0.1)
+    last = list(cam.frames())[-1].truth
+    assert [(d.value, d.half) for d in last.dice] == [(6, "white"), (2, "black")]
+    with pytest.raises(ValueError, match="2 dice but 1 halves"):
+        cam.roll((6, 2), half=["white"])

@@ -94,25 +94,28 @@ class TableCamera:
             self._queue_still(seconds)
 
     # ------------------------------------------------------------------------- dice
-    def roll(self, dice: Iterable[int], half: str = "white", flat: bool = True, cocked: bool = False,
-             tumble: float = 0.6, settle: float = 0.5, keep: bool = False,
+    def roll(self, dice: Iterable[int], half: str | Iterable[str] = "white", flat: bool = True,
+             cocked: bool = False, tumble: float = 0.6, settle: float = 0.5, keep: bool = False,
              colour: tuple[BGR, BGR] | None = None) -> None:
-        """Throw ``dice`` into ``half`` (whose right-hand half, or ``"off"`` the board):
-        they tumble with motion blur for ``tumble`` seconds, then lie still for
+        """Throw ``dice`` into ``half`` (whose right-hand half, or ``"off"`` the board; one
+        half per die when a die strays into the wrong half): they tumble with motion blur for ``tumble`` seconds, then lie still for
         ``settle``. ``cocked`` leans the last die on a checker or the rail; ``flat=False``
         (without ``cocked``) leaves it lying on a checker. ``keep`` leaves the dice already
         on the table where they lie (the other player's opening die, an early roll).
         ``colour`` is a ``(body, pips)`` pair of BGR colours (the style's dice by default)."""
         values = [int(v) for v in dice]
+        halves = [half] * len(values) if isinstance(half, str) else list(half)
+        if len(halves) != len(values):
+            raise ValueError(f"{len(values)} dice but {len(halves)} halves")
         rest = "cocked" if cocked else ("flat" if flat else "on_checker")
         lying = self._scene.dice if keep else ()
         body, pips = colour or (None, None)
-        wanted = tuple(Die(v, half, rest if i == len(values) - 1 else "flat", colour=body, pips=pips)
-                       for i, v in enumerate(values))
+        wanted = tuple(Die(v, h, rest if i == len(values) - 1 else "flat", colour=body, pips=pips)
+                       for i, (v, h) in enumerate(zip(values, halves)))
         placed = self.renderer.place_dice(replace(self._scene, dice=lying + wanted), self.conditions,
                                           self.layout_seed, self._rng)[len(lying):]
         g = self.renderer.geometry
-        thrower = half if half in ("white", "black") else "white"
+        thrower = next((h for h in halves if h in ("white", "black")), "white")
         edge = g.side_edge_y(thrower) / g.ppd
         inward = 1.0 if edge < g.size[1] / g.ppd / 2 else -1.0
         steps = self._count(tumble)
