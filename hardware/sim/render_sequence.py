@@ -98,11 +98,11 @@ class TableCamera:
              cocked: bool = False, tumble: float = 0.6, settle: float = 0.5, keep: bool = False,
              colour: tuple[BGR, BGR] | None = None) -> None:
         """Throw ``dice`` into ``half`` (whose right-hand half, or ``"off"`` the board; one
-        half per die when a die strays into the wrong half): they tumble with motion blur for ``tumble`` seconds, then lie still for
-        ``settle``. ``cocked`` leans the last die on a checker or the rail; ``flat=False``
-        (without ``cocked``) leaves it lying on a checker. ``keep`` leaves the dice already
-        on the table where they lie (the other player's opening die, an early roll).
-        ``colour`` is a ``(body, pips)`` pair of BGR colours (the style's dice by default)."""
+        half per die when a die strays into the wrong half): they tumble with motion blur
+        for ``tumble`` seconds, then lie still for ``settle``. ``cocked`` leans the last die
+        on a checker or the rail; ``flat=False`` (without ``cocked``) leaves it lying on a
+        checker. ``keep`` leaves the dice already on the table where they lie (the other
+        player's opening die, an early roll). ``colour`` is a ``(body, pips)`` pair of BGR colours (the style's dice by default)."""
         values = [int(v) for v in dice]
         halves = [half] * len(values) if isinstance(half, str) else list(half)
         if len(halves) != len(values):
