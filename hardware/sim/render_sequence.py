@@ -102,7 +102,8 @@ class TableCamera:
         for ``tumble`` seconds, then lie still for ``settle``. ``cocked`` leans the last die
         on a checker or the rail; ``flat=False`` (without ``cocked``) leaves it lying on a
         checker. ``keep`` leaves the dice already on the table where they lie (the other
-        player's opening die, an early roll). ``colour`` is a ``(body, pips)`` pair of BGR colours (the style's dice by default)."""
+        player's opening die, an early roll). ``colour`` is a ``(body, pips)`` pair of BGR
+        colours (the style's dice by default)."""
         values = [int(v) for v in dice]
         halves = [half] * len(values) if isinstance(half, str) else list(half)
         if len(halves) != len(values):
