@@ -141,3 +141,8 @@ def test_simulated_source_wraps_any_table_camera():
     assert len(list(src.frames())) == 10        # 0.6 s tumbling + 0.5 s settled at 10 fps, one read
     src.release()
     assert not src.isOpened()
+
+
+def test_a_missing_webcam_is_an_error_naming_the_device():
+    with pytest.raises(CameraError, match="/dev/video99"):
+        open_source("/dev/video99")
