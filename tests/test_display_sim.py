@@ -99,10 +99,11 @@ def test_snapshot_renders_screen_and_lights_as_a_board():
 # ---------------------------------------------------------------- ports
 
 
-def read_frames(port: serial.Serial, want: int) -> list:
+def read_until(port: serial.Serial, ftype: int, payload: bytes | None = None) -> list:
+    """Frames from ``port`` up to the first of type ``ftype`` (and ``payload``, if given)."""
     decoder = core.FrameDecoder()
-    got = []
-    while len(got) < want:
+    got: list = []
+    while not any(f[0] == ftype and payload in (None, f[2]) for f in got):
         data = port.read(port.in_waiting or 1)
         assert data, f"timed out with {got}"
         got += decoder.feed(data)
@@ -114,7 +115,7 @@ def test_the_pty_is_raw_so_control_bytes_pass_untouched(tmp_path):
         with serial.serial_for_url(unit.url, timeout=2) as port:
             session = 0x0D03  # CR and Ctrl-C in the frame: a cooked tty would eat or turn them
             port.write(core.encode_frame(core.HELLO, 0, core.encode_hello(session)) + b"\x11\x13\x0a\x0d")
-            (welcome,) = [f for f in read_frames(port, 1) if f[0] == core.WELCOME]
+            (welcome,) = [f for f in read_until(port, core.WELCOME) if f[0] == core.WELCOME]
             assert core.decode_welcome(welcome[2])[0] == session
 
 
@@ -123,7 +124,8 @@ def test_reset_and_replug_under_a_new_name(tmp_path):
         assert os.path.realpath(unit.url).startswith("/dev/pts/")
         with serial.serial_for_url(unit.url, timeout=2) as port:
             unit.reset()
-            assert read_frames(port, 1) == [(core.BOOT, 0, bytes((core.BOOT_SOFT,)))]
+            soft = bytes((core.BOOT_SOFT,))
+            assert read_until(port, core.BOOT, soft)[-1] == (core.BOOT, 0, soft)
             unit.unplug()
             assert not (tmp_path / "ttyACM0").exists()
             with pytest.raises(serial.SerialException):
@@ -133,7 +135,7 @@ def test_reset_and_replug_under_a_new_name(tmp_path):
         assert unit.snapshot().boots == 3
         with serial.serial_for_url(unit.url, timeout=2) as port:
             port.write(core.encode_frame(core.PING, 0))
-            assert (core.PONG, 0, core.encode_session(0)) in read_frames(port, 1)
+            assert read_until(port, core.PONG)[-1] == (core.PONG, 0, core.encode_session(0))
 
 
 def test_tcp_unit_serves_one_connection_at_a_time():
