@@ -8,32 +8,12 @@ import pytest
 
 from controller.cli import main
 from engine.records import check_match, read_mat
-
-VALID = """\
-; [Site "Kitchen table"]
-
-3 point match
-
- Game 1
- alice : 0                       bob : 0
-  1) 31: 8/5 6/5                 62: 24/18 13/11
-  2) 64: 13/7 24/20              66:
-  3)  Doubles => 2                Takes
-  4) 11: 8/7(2) 6/5(2)           52: bar/23 13/8
-  5) 43: 20/16 16/13              Doubles => 4
-  6)  Drops                       Wins 2 point
-
- Game 2
- alice : 0                       bob : 2
-  1)                             42: 8/4 6/4
-  2) 31: 8/5 6/5                  Losses 1 point
-      Wins 1 point
-"""
+from test_records_mat import MIXED as VALID
 
 ILLEGAL = VALID.replace("  2) 64: 13/7 24/20", "  2) 64: 13/7 21/17")
 
 
-REASON = "8: game 1, move 2, 64: 13/7 21/17 is illegal: there is no checker on point 21"
+REASON = "9: game 1, move 2, 64: 13/7 21/17 is illegal: there is no checker on point 21"
 
 
 @pytest.fixture
@@ -71,19 +51,20 @@ def test_check_reports_unreadable_files_per_file(files, capsys):
 def test_check_json_gives_one_object_per_file(files, capsys):
     assert main(["check", "--json", str(files["valid.mat"]), str(files["illegal.mat"])]) == 1
     valid, illegal = (json.loads(line) for line in capsys.readouterr().out.splitlines())
-    assert valid == {"file": str(files["valid.mat"]), "valid": True, "games": 2, "turns": 9, "doubles": 2,
-                     "takes": 1, "drops": 1, "results": [[1, 2], [0, 1]], "final_score": [1, 2], "errors": []}
+    assert valid == {"file": str(files["valid.mat"]), "valid": True, "games": 3, "turns": 10, "doubles": 3,
+                     "takes": 1, "drops": 2, "results": [[1, 2], [0, 1], [1, 1]], "final_score": [1, 3],
+                     "errors": []}
     assert illegal["valid"] is False and illegal["games"] == 0 and illegal["final_score"] == [0, 0]
     assert illegal["errors"] == [f"{files['illegal.mat']}:{REASON}"]
 
 
 def test_check_variant_overrides_the_file(files, capsys):
     assert main(["check", "--variant", "hyper", str(files["valid.mat"])]) == 1
-    assert ":7: game 1, move 1, 31: 8/5 6/5 is illegal: there is no checker on point 8" in capsys.readouterr().out
+    assert ":8: game 1, move 1, 31: 8/5 6/5 is illegal: there is no checker on point 8" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("out_name, option, start", [
-    ("copy.mat", [], '; [Site "Kitchen table"]\n\n 3 point match\n'),
+    ("copy.mat", [], '; [Site "Kitchen table"]\n; [EventDate "2024.08.06"]\n\n 3 point match\n'),
     ("copy.sgf", [], "(;FF[4]GM[6]CA[UTF-8]AP[bgref]MI[length:3][game:0][ws:0][bs:0]PW[alice]PB[bob]"),
     ("copy.txt", ["--to", "sgf"], "(;FF[4]GM[6]"),
 ])

@@ -18,37 +18,12 @@ from pathlib import Path
 import pytest
 
 from engine.records import check_match, read_mat, write_mat, write_sgf
+from test_records_mat import MIXED
 
 GNUBG = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games:/usr/local/games")
 MATCHES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "matches"
 
 pytestmark = pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (Debian package gnubg) is not installed")
-
-# Written without hit marks and with a merged move, a dance, Losses and a capped result.
-SYNTHETIC = """\
-3 point match
-
- Game 1
- alice : 0                       bob : 0
-  1) 31: 8/5 6/5                 62: 24/18 13/11
-  2) 64: 13/7 24/20              66:
-  3)  Doubles => 2                Takes
-  4) 11: 8/7(2) 6/5(2)           52: bar/23 13/8
-  5) 43: 20/16 16/13              Doubles => 4
-  6)  Drops                       Wins 2 point
-
- Game 2
- alice : 0                       bob : 2
-  1)                             42: 8/4 6/4
-  2) 31: 8/5 6/5                  Losses 1 point
-      Wins 1 point
-
- Game 3
- alice : 1                       bob : 2
-  1) 65: 24/13                    Doubles => 2
-  2)  Drops                       Wins 1 point and the match
-"""
-
 
 def _corpus_sample() -> list[tuple[str, str]]:
     path = MATCHES / "verification.jsonl"
@@ -97,7 +72,7 @@ def _body(mat: str) -> list[str]:
 
 
 def test_gnubg_imports_bgref_files_as_written(tmp_path):
-    sources = [("synthetic.mat", SYNTHETIC)] + _corpus_sample()
+    sources = [("mixed.mat", MIXED)] + _corpus_sample()
     commands = []
     expected = []
     for index, (name, text) in enumerate(sources):

@@ -9,7 +9,7 @@ import pytest
 from engine.match import EndReason, Kind, Match, MatchRules
 from engine.moves import Rule
 from engine.position import BLACK, WHITE
-from engine.records import Action, RecordError, check_match, read_mat, validate
+from engine.records import Action, RecordError, check_match, read_mat, validate, write_mat
 
 MATCHES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "matches"
 
@@ -222,6 +222,9 @@ def test_a_money_session_with_beaver_and_the_take_left_out():
         Action.ROLL, Action.DOUBLE, Action.BEAVER, Action.TAKE, Action.ROLL]
     assert checked.count(Action.TAKE) == 1
     assert checked.games[0].outcome.kind is Kind.GAMMON and checked.score == (8, 0)
+    written = write_mat(checked)
+    assert "  2)  Doubles => 2                Beavers => 4\n  3)  Takes                      \n  4) 64: 24/18 18/14 " in written
+    assert check_match(read_mat(written)).transcript() == checked.transcript()
 
 
 STUDIO = "BoardLord - Llabba 7pt Backgammon Studio 2023_08_09 18_11_07.txt"
