@@ -132,7 +132,7 @@ def _mutate(data: bytes, mutations) -> bytes:
 
 
 @needs_corpus
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(SMALL or [None]), st.lists(_mutation, min_size=1, max_size=4))
 def test_mutated_real_files_give_a_line_or_pass_never_a_crash(record, mutations):
     data = _mutate((MATCHES / record["rel"]).read_bytes(), mutations)

@@ -195,6 +195,32 @@ def test_and_the_match_when_the_match_goes_on():
     assert problem(text).reason == "game 1: Wins 1 point and the match is wrong: b (Black) still needs 5 points"
 
 
+def test_and_the_match_in_a_money_session():
+    text = ("0 point match\n\n Game 1\n a : 0                          b : 0\n"
+            "  1) 31: 8/5 6/5                 Doubles => 2\n"
+            "  2)  Drops                       Wins 1 point and the match\n")
+    assert problem(text).reason == "game 1: Wins 1 point and the match is wrong: a money session has no match to win"
+
+
+def test_a_finished_game_needs_its_result_line():
+    err = problem(HEAD + "  1) 31: 8/5 6/5                 Doubles => 2\n  2)  Drops\n")
+    assert err.line == 6 and err.reason == ("game 1 is over (b (Black) won by a dropped double with the cube at 1, "
+                                            "worth 1 point) but the record gives no 'Wins' line")
+
+
+def test_beavers_only_in_money_play_and_with_the_right_value():
+    double = "  1) 31: 8/5 6/5                 Doubles => 2\n"
+    in_a_match = problem(HEAD + double + "  2)  Beavers => 4\n")
+    assert in_a_match.reason == ("game 1, move 2, a (White): Beavers => 4 is not allowed: "
+                                 "beavers are not allowed in this match")
+    money = "0 point match\n\n Game 1\n a : 0                          b : 0\n" + double
+    assert problem(money + "  2)  Beavers => 8\n").reason == (
+        "game 1, move 2, a (White): Beavers => 8 is wrong: the cube is at 2, so it offers 4")
+    raccoon = check_match(read_mat(money + "  2)  Beavers => 4                Beavers => 8\n  3)  Drops\n"
+                                           "                                  Wins 4 points\n"))
+    assert raccoon.results == [(BLACK, 4)] and raccoon.count(Action.BEAVER) == 2
+
+
 def test_games_after_the_match_is_over():
     text = ("1 point match\n\n Game 1\n a : 0                          b : 0\n"
             "  1) 31: 8/5 6/5                 Losses 1 point\n      Wins 1 point\n\n"

@@ -45,7 +45,7 @@ DEFAULT_CUBE_LIMIT = 1024
 
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _HEADER = re.compile(r'^;\s*\[\s*([^"\[\]]+?)\s*"([^"]*)"\s*\]\s*$')
-_LENGTH = re.compile(r"^\s*(\d{1,4})\s+points?\s+match\b\s*(?:\(.*\))?\s*$", re.IGNORECASE)
+_LENGTH = re.compile(r"^\s*(\d{1,4})\s+points?\s+match\s*$", re.IGNORECASE)
 _GAME = re.compile(r"^\s*Game\s+(\d{1,5})\s*$", re.IGNORECASE)
 _PLAYERS = re.compile(r"^\s*([^:\s][^:]*?)?\s*:\s*(\d{1,5})\s+([^:\s][^:]*?)?\s*:\s*(\d{1,5})\s*$")
 _NUMBERED = re.compile(r"^\s*(\d{1,5})\)(.*)$")
@@ -220,10 +220,8 @@ class _GameBuilder:
         else:
             body, offset = line, 0
         entries = self._entries(number, body, offset)
-        if not entries:
-            if m:
-                return
-            raise self.reader.fail(number, f"game {self.number}: cannot read {_quote(line)}")
+        if not entries:                 # a move number alone (Studio ends its files so)
+            return
         if len(entries) > 2:
             raise self.fail(number, f"{len(entries)} entries on one line; a line holds at most two "
                                     f"(the left player's and the right player's)")

@@ -26,12 +26,15 @@ from engine.records.model import Action, GameRecord, MatchRecord, RecordError, R
 
 @dataclass(frozen=True, slots=True)
 class CheckedTurn:
-    """A turn the engine accepted: for a played roll, ``play`` holds its steps (hits found)."""
+    """A turn the engine accepted: for a played roll, ``play`` holds its steps (hits found).
+
+    ``play`` is ``None`` for dice that were never played. A take the file
+    leaves out after a beaver appears as a ``TAKE`` turn on the roll's line.
+    """
 
     turn: Turn
     position: Position
     play: Play | None = None
-    implied_take: bool = False     # a take the file leaves out after a beaver
 
 
 @dataclass(frozen=True)
@@ -222,9 +225,8 @@ class _Replay:
                 game = game.roll(side, dice)
         except ActionRefused as err:
             raise self._fail(turn.line, f"{where}, {self._who(side)}: {written} is not allowed: {err}") from None
-        if implied:
-            checked.append(CheckedTurn(Turn(turn.line, turn.number, side, Action.TAKE), game.position,
-                                       implied_take=True))
+        if implied:            # gnubg leaves out the take of a beaver: the roll that follows makes it
+            checked.append(CheckedTurn(Turn(turn.line, turn.number, side, Action.TAKE), game.position))
         if turn.unplayed:
             checked.append(CheckedTurn(turn, game.position))
             return game
@@ -233,6 +235,7 @@ class _Replay:
         except (IllegalPlayError, InvalidPlayError) as err:
             text = turn.text or "(no play)"
             raise self._fail(turn.line, f"{where}, {written}: {text} is illegal: {err}", err.rule) from None
+        # The play is checked: carry on from its position without generating the plays again.
         game = game.accept_as_played(legal.position)
         checked.append(CheckedTurn(turn, legal.position, legal.play))
         return game
@@ -283,9 +286,10 @@ class _Replay:
         capped = needed is not None and result.and_the_match and needed <= result.points < outcome.points
         if result.points != outcome.points and not capped:
             raise self._fail(result.line, f"{where}: {what} is wrong: {self._who(side)} {_describe(outcome)}")
-        if result.and_the_match and (needed is None or outcome.points < needed):
-            raise self._fail(result.line, f"{where}: {what} is wrong: {self._who(side)} still needs "
-                                          f"{_points(needed) if needed is not None else 'a match to win'}")
+        if result.and_the_match and needed is None:
+            raise self._fail(result.line, f"{where}: {what} is wrong: a money session has no match to win")
+        if result.and_the_match and outcome.points < needed:
+            raise self._fail(result.line, f"{where}: {what} is wrong: {self._who(side)} still needs {_points(needed)}")
         return game
 
 
