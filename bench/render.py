@@ -3,9 +3,10 @@
 Usage: python bench/render.py [--frames N] [--size 1280x720]
 
 Two cases per style: "random" renders frames of random positions each with its own
-camera pose, light and sensor (as a vision benchmark does: the remap tables are rebuilt
-every frame), "session" renders a TableCamera's frames over one fixed pose (as the
-referee simulator does). Single-threaded OpenCV, so the numbers are per core.
+camera pose, light, sensor and board build (as a vision benchmark does: the remap tables
+are rebuilt every frame), "session" renders a TableCamera's frames over one fixed pose
+(as the referee simulator does). Painting a style's boards (once per build, then cached)
+is timed apart. Single-threaded OpenCV, so the numbers are per core.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from engine.moves import legal_plays  # noqa: E402
 from engine.position import BLACK, WHITE, Position  # noqa: E402
 from hardware.sim.render_sequence import TableCamera  # noqa: E402
 from hardware.sim.render_styles import STYLES  # noqa: E402
-from hardware.sim.renderer import render  # noqa: E402
+from hardware.sim.renderer import board_renderer, render  # noqa: E402
+from hardware.sim.scene import BOARD_BUILDS  # noqa: E402
 
 
 def random_positions(n: int, seed: int) -> list[Position]:
@@ -56,7 +58,13 @@ def main() -> int:
     positions = random_positions(args.frames, 1)
     print(f"{'style':<12} {'case':<8} {'median ms':>10} {'p95 ms':>8} {'frames':>7}")
     for style in STYLES:
-        render(positions[0], seed=0, style=style, size=size)          # paint the board once
+        times = []
+        for build in BOARD_BUILDS.values():
+            t = time.perf_counter()
+            board_renderer(style, size, "bottom-right", build)          # painted once, then shared
+            times.append((time.perf_counter() - t) * 1000)
+        print(f"{style:<12} {'paint':<8} {statistics.median(times):>10.1f} {percentile(times, 95):>8.1f} "
+              f"{len(times):>7}")
         times = []
         for i, position in enumerate(positions):
             t = time.perf_counter()

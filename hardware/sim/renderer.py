@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Iterable
 
 import cv2
@@ -317,6 +318,31 @@ class Scene:
     hands: tuple[Hand, ...] = ()
 
 
+@lru_cache(maxsize=16)
+def _table_surface(colour: BGR, size: tuple[int, int], seed: int) -> np.ndarray:
+    """A tablecloth of ``size`` (w, h): a low-contrast felt in ``colour``, its weave drawn at
+    half size (read-only; the table beyond the drawn canvas needs no perspective)."""
+    w, h = size
+    tex = cv2.resize(texture("felt", ((w + 1) // 2, (h + 1) // 2), seed), (w, h), interpolation=cv2.INTER_LINEAR)
+    surface = np.clip(tex[:, :, None] * np.array(colour, np.float32), 0, 255).astype(np.uint8)
+    surface.setflags(write=False)
+    return surface
+
+
+@lru_cache(maxsize=8)
+def _camera(pose: CameraPose, board_rect: tuple[float, float, float, float],
+            size: tuple[int, int]) -> tuple[CameraModel, tuple[np.ndarray, np.ndarray]]:
+    """A solved camera and its remap tables, shared by every renderer (a session keeps one
+    pose, so the tables are built once)."""
+    model = solve_camera(pose, board_rect, size)
+    return model, model.remap_tables()
+
+
+@lru_cache(maxsize=8)
+def _light(lighting: Lighting, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray | None]:
+    return light_fields(lighting, size)
+
+
 class BoardRenderer:
     """Renders scenes of one board style, build and home corner at one frame size, caching
     the painted board, the table around it and the camera's remap tables between frames."""
@@ -336,36 +362,26 @@ class BoardRenderer:
         painted, self.geometry = painted_board(self.style.name, home, self.ppd, board)
         self.margin = int(round(TABLE_MARGIN * self.ppd))
         self.table = self._paint_table(painted)
-        self.background = self._paint_background()
-        self._cameras: OrderedDict[tuple, tuple[CameraModel, tuple[np.ndarray, np.ndarray]]] = OrderedDict()
-        self._lights: OrderedDict[Lighting, tuple[np.ndarray, np.ndarray | None]] = OrderedDict()
+        self.background = _table_surface(self.style.table, self.size, 98)
 
     # ---------------------------------------------------------------- static parts
-    def _table_surface(self, size: tuple[int, int], seed: int) -> np.ndarray:
-        """The tablecloth: a low-contrast felt in the style's table colour."""
-        tex = texture("felt", size, seed)
-        return np.clip(tex[:, :, None] * np.array(self.style.table, np.float32), 0, 255).astype(np.uint8)
-
     def _paint_table(self, board: np.ndarray) -> np.ndarray:
+        """The board lying on the tablecloth with its soft shadow, and the margin around it."""
         bh, bw = board.shape[:2]
         m = self.margin
         th, tw = bh + 2 * m, bw + 2 * m
-        table = self._table_surface((tw, th), 99)
-        shadow = np.zeros((th, tw), np.float32)
-        off = int(self.ppd * 0.25)
-        shadow[m + off:m + bh + off, m + off:m + bw + off] = 1.0
-        shadow = cv2.GaussianBlur(shadow, (0, 0), self.ppd * 0.3)
-        table = (table * (1 - 0.45 * shadow[:, :, None])).astype(np.uint8)
+        table = _table_surface(self.style.table, (tw, th), 99).copy()
+        small = np.zeros((th // 4 + 1, tw // 4 + 1), np.float32)
+        off = self.ppd * 0.25
+        x0, y0 = int((m + off) / 4), int((m + off) / 4)
+        small[y0:int((m + bh + off) / 4), x0:int((m + bw + off) / 4)] = 1.0
+        small = cv2.GaussianBlur(small, (0, 0), self.ppd * 0.3 / 4)
+        shadow = cv2.resize(small, (tw, th), interpolation=cv2.INTER_LINEAR)
+        keep = (255 * (1 - 0.45 * shadow)).astype(np.uint8)
+        table = cv2.multiply(table, cv2.merge([keep, keep, keep]), scale=1 / 255.0)
         table[m:m + bh, m:m + bw] = board
         table.setflags(write=False)
         return table
-
-    def _paint_background(self) -> np.ndarray:
-        """The table beyond the drawn canvas, straight in frame space (it has no features
-        whose perspective would show)."""
-        background = self._table_surface(self.size, 98)
-        background.setflags(write=False)
-        return background
 
     def board_to_table(self) -> np.ndarray:
         """The translation from board-canvas pixels to table-canvas pixels."""
@@ -373,25 +389,12 @@ class BoardRenderer:
 
     def camera(self, pose: CameraPose) -> tuple[CameraModel, tuple[np.ndarray, np.ndarray]]:
         """The camera model for ``pose`` (table-canvas to frame) and its remap tables."""
-        if pose in self._cameras:
-            self._cameras.move_to_end(pose)
-            return self._cameras[pose]
         x0, y0, x1, y1 = self.geometry.outline
         m = self.margin
-        model = solve_camera(pose, (x0 + m, y0 + m, x1 + m, y1 + m), self.size)
-        entry = (model, model.remap_tables())
-        self._cameras[pose] = entry
-        if len(self._cameras) > 8:
-            self._cameras.popitem(last=False)
-        return entry
+        return _camera(pose, (x0 + m, y0 + m, x1 + m, y1 + m), self.size)
 
     def _light(self, lighting: Lighting) -> tuple[np.ndarray, np.ndarray | None]:
-        if lighting not in self._lights:
-            self._lights[lighting] = light_fields(lighting, self.size)
-            if len(self._lights) > 8:
-                self._lights.popitem(last=False)
-        self._lights.move_to_end(lighting)
-        return self._lights[lighting]
+        return _light(lighting, self.size)
 
     # -------------------------------------------------------------------- placing
     def d(self, at: tuple[float, float]) -> np.ndarray:
@@ -937,7 +940,7 @@ def board_renderer(style: str, size: tuple[int, int], home: str, board: Proporti
     key = (style, tuple(size), home, board)
     if key not in _RENDERERS:
         _RENDERERS[key] = BoardRenderer(style, size, home, board)
-        if len(_RENDERERS) > 12:
+        if len(_RENDERERS) > 24:
             _RENDERERS.popitem(last=False)
     _RENDERERS.move_to_end(key)
     return _RENDERERS[key]
