@@ -18,7 +18,7 @@ import numpy as np
 from vision.board_model import ROW, BoardModel
 from vision.calibration import Calibration, slot_change, slot_colours
 from vision.dice import find_dice
-from vision.observation import DieRead, Observation, Occlusion, PointRead
+from vision.observation import CubeRead, DieRead, Observation, Occlusion, PointRead
 
 CHECKERS = 15
 UNEXPLAINED = 60.0      # Lab distance from both checker colours beyond which an occupied slot is covered
@@ -67,8 +67,7 @@ class BoardReader:
         covered = float(unexplained.mean())
         hand = bool(unexplained.sum() >= 2)
         points, bar, off = self._resolve(points, bar, canonical)
-        dice = self._dice(frame)
-        cube = None
+        dice, cube = self._read_dice_and_cube(frame, canonical)
         occlusion = Occlusion(hand=hand, motion=motion, covered=covered)
         settled = not (hand or motion)
         return Observation(settled=settled, board_visible=True, points=tuple(points), bar=bar, off=off,
@@ -218,6 +217,10 @@ class BoardReader:
         return int(round(filled / (0.2376 * self.model.ppd)))
 
     # ------------------------------------------------------------------- dice
+    def _read_dice_and_cube(self, frame: np.ndarray, canonical: np.ndarray) -> tuple[list[DieRead], CubeRead | None]:
+        """The dice and the doubling cube (``canonical`` is the board view at the model's scale)."""
+        return self._dice(frame), None
+
     def _dice(self, frame: np.ndarray) -> list[DieRead]:
         view = cv2.warpPerspective(frame, self._dice_scale, self._dice_size, flags=cv2.INTER_LINEAR)
         scale = DICE_PPD / self.model.ppd
