@@ -9,7 +9,8 @@ a short text, as a configuration file or the command line gives it:
 - ``match.mp4``: a video file through OpenCV
 - ``frames/*.png``, ``frames/``, ``photo.jpg``: still images, in name order
 - ``picamera2`` or ``picamera2:1``: the Raspberry Pi camera (number 1)
-- ``sim:seed=3&style=felt&fps=15&size=1280x720``: the simulated table playing random games
+- ``sim:seed=3&style=felt&fps=15&size=1280x720``: the simulated table playing a random game
+  (``position=`` a Position ID, White on roll, to start from)
 
 A source that cannot be opened raises ``CameraError`` naming it: there is never a silent
 fallback to simulated frames.
@@ -242,19 +243,23 @@ def _parse_size(text: str) -> tuple[int, int]:
 
 def simulated_source(options: str) -> SimulatedSource:
     """The simulated table from ``sim:`` options: ``seed``, ``style``, ``fps``, ``size``,
-    ``home``, ``difficulty``, ``turns`` (random-game turns, all by default), ``realtime``."""
+    ``home``, ``difficulty``, ``position`` (a Position ID with White on roll; the opening
+    position by default), ``turns`` (random-game turns, all by default), ``realtime``."""
+    from engine.position import Position
     from hardware.sim.render_sequence import TableCamera, play_random_game
-    known = {"seed", "style", "fps", "size", "home", "difficulty", "turns", "realtime"}
+    known = {"seed", "style", "fps", "size", "home", "difficulty", "position", "turns", "realtime"}
     params = dict(parse_qsl(options, keep_blank_values=True))
     unknown = set(params) - known
     if unknown:
         raise CameraError(f"unknown sim option(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
     try:
         seed = int(params.get("seed", 0))
+        # a query string reads "+" as a space; Position IDs use "+"
+        position = Position.from_position_id(params["position"].replace(" ", "+")) if "position" in params else None
         camera = TableCamera(style=params.get("style", "classic"), seed=seed, fps=float(params.get("fps", 15)),
                              size=_parse_size(params.get("size", "1280x720")),
                              home=params.get("home", "bottom-right"),
-                             difficulty=float(params.get("difficulty", 0.6)))
+                             difficulty=float(params.get("difficulty", 0.6)), position=position)
         turns = int(params["turns"]) if "turns" in params else None
     except ValueError as exc:
         raise CameraError(f"sim source: {exc}") from exc

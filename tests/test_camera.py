@@ -9,6 +9,7 @@ import pytest
 
 from hardware.camera import (CameraError, FrameSource, ImageFolderSource, OpenCVSource, Picamera2Source,
                              SimulatedSource, open_source)
+from engine.position import WHITE, Position
 from hardware.sim.render_sequence import TableCamera
 
 
@@ -146,3 +147,13 @@ def test_simulated_source_wraps_any_table_camera():
 def test_a_missing_webcam_is_an_error_naming_the_device():
     with pytest.raises(CameraError, match="/dev/video99"):
         open_source("/dev/video99")
+
+
+def test_sim_spec_starts_from_a_given_position_id():
+    pos = Position.from_points({6: 5, 8: 3, 13: 5, 24: 2, 1: -2, 12: -5, 17: -3, 19: -4, 20: -1})
+    pid = pos.position_id(WHITE)
+    src = open_source(f"sim:seed=1&size=160x90&fps=5&turns=0&position={pid}")
+    ok, _ = src.read()
+    assert ok and src.last_truth.position == pos
+    with pytest.raises(CameraError, match="not a Position ID"):
+        open_source("sim:position=nonsense")
