@@ -7,9 +7,9 @@ import cv2
 import numpy as np
 import pytest
 
+from engine.position import WHITE, Position
 from hardware.camera import (CameraError, FrameSource, ImageFolderSource, OpenCVSource, Picamera2Source,
                              SimulatedSource, open_source)
-from engine.position import WHITE, Position
 from hardware.sim.render_sequence import TableCamera
 
 
