@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench clean gnubg corpus
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,8 +15,21 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/bgref run --sim
 
-test: $(STAMP)
+# GNU Backgammon imports the files bgref writes in one of the tests; installed where apt-get is.
+gnubg:
+	@if command -v gnubg >/dev/null || [ -x /usr/games/gnubg ]; then :; \
+	elif command -v apt-get >/dev/null; then \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq gnubg; } \
+	    || echo "gnubg could not be installed: its import test will be skipped"; \
+	else echo "no apt-get: the gnubg import test will be skipped"; fi
+
+test: $(STAMP) gnubg
 	$(PY) -m pytest -q
+
+# Every match of the shared corpus validated, written, read back and exported.
+corpus: $(STAMP)
+	$(PY) bench/check_corpus.py --roundtrip
 
 bench: $(STAMP)
 	$(PY) bench/legal.py

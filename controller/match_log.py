@@ -21,10 +21,13 @@ Events (``side`` is ``"white"`` or ``"black"``, ``t`` the time in seconds):
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from engine.match import Game, Kind, Match, MatchRules, Outcome, Phase
+from engine.moves import IllegalPlayError, Play, Step, segments_between
 from engine.position import WHITE, Position, Side
+from engine.records.model import Action, GameRecord, MatchRecord, Result, Turn
+from engine.records.validate import CheckedGame, CheckedMatch, CheckedTurn
 
 
 def side_of(name: str) -> Side:
@@ -39,32 +42,40 @@ def side_name(side: Side) -> str:
 
 
 @dataclass
-class Turn:
-    """One entry of a game record: a roll and its play, or a cube action."""
+class GameLog:
+    """One game as recorded so far: the score before it and each turn with the position after it."""
 
-    side: Side
-    dice: tuple[int, int] | None = None
-    play: str = ""
-    cube: str = ""          # "double", "take", "drop", "beaver", "raccoon"
-    value: int = 0          # the cube value offered by a double or redouble
-
-
-@dataclass
-class GameRecord:
+    number: int
     score: tuple[int, int]
     crawford: bool
-    turns: list[Turn] = field(default_factory=list)
+    turns: list[CheckedTurn] = field(default_factory=list)
     outcome: Outcome | None = None
+
+
+def accepted_play(before: Position, after: Position, side: Side) -> Play:
+    """The checker movement of a play accepted as it stands, one step per checker moved.
+
+    Whatever the opponent's checkers did is left out; a board on which checkers
+    appeared or vanished gives the empty play (the position itself is recorded).
+    """
+    opponent = before.side(side.opponent)
+    try:
+        segments = segments_between(before, after, side, strict=False)[0]
+    except IllegalPlayError:
+        return Play(())
+    return Play(tuple(Step(s.frm, s.to, bool(s.to and opponent[25 - s.to] == 1)) for s in segments))
 
 
 class MatchLog:
     """Fold events into the match state; refuses an event that does not apply."""
 
-    def __init__(self, players: tuple[str, str] = ("White", "Black"), rules: MatchRules | None = None):
+    def __init__(self, players: tuple[str, str] = ("White", "Black"), rules: MatchRules | None = None,
+                 date: str = ""):
         self.players = players
         self.rules = rules or MatchRules()
+        self.date = date
         self.match = Match(self.rules)
-        self.games: list[GameRecord] = []
+        self.games: list[GameLog] = []
         self.events: list[dict] = [self.match_event()]
         self._before_play: list[tuple[Match, int]] = []
 
@@ -73,7 +84,7 @@ class MatchLog:
         if not events or events[0].get("type") != "match":
             raise ValueError("a match log starts with a 'match' event")
         first = events[0]
-        log = cls(tuple(first["players"]), MatchRules(**first["rules"]))
+        log = cls(tuple(first["players"]), MatchRules(**first["rules"]), first.get("date", ""))
         for number, event in enumerate(events[1:], start=2):
             try:
                 log.apply(event)
@@ -84,7 +95,7 @@ class MatchLog:
     def match_event(self) -> dict:
         rules = asdict(self.rules)
         rules["variant"] = str(self.rules.variant)
-        return {"type": "match", "players": list(self.players), "rules": rules}
+        return {"type": "match", "players": list(self.players), "rules": rules, "date": self.date}
 
     # ------------------------------------------------------------------ views
     @property
@@ -95,8 +106,23 @@ class MatchLog:
     def position(self) -> Position:
         return self.game.position if self.game else Position.initial(self.rules.variant)
 
-    def record(self) -> GameRecord:
+    def record(self) -> GameLog:
         return self.games[-1]
+
+    def checked(self) -> CheckedMatch:
+        """The match so far as a checked record, ready for the match file writers."""
+        headers = [("Site", "bgref"), ("Player 1", self.players[0]), ("Player 2", self.players[1])]
+        if self.date:
+            headers.append(("EventDate", self.date))
+        headers.append(("Crawford", "On" if self.rules.crawford else "Off"))
+        records, games = [], []
+        for g in self.games:
+            result = None if g.outcome is None else Result(0, g.outcome.winner, g.outcome.points)
+            record = GameRecord(g.number, 0, g.score, 0, tuple(c.turn for c in g.turns), result)
+            records.append(record)
+            games.append(CheckedGame(record, g.crawford, tuple(g.turns), g.outcome, g.score))
+        match = MatchRecord(self.players, self.rules, tuple(records), tuple(headers))
+        return CheckedMatch(match, tuple(games), self.match.score)
 
     # ------------------------------------------------------------------ folding
     def apply(self, event: dict) -> None:
@@ -114,31 +140,37 @@ class MatchLog:
 
     def _on_game(self, event: dict) -> None:
         self.match = self.match.new_game()
-        self.games.append(GameRecord(self.match.score, self.match.game.crawford))
+        self.games.append(GameLog(len(self.games) + 1, self.match.score, self.match.game.crawford))
         self._before_play.clear()
 
     def _on_opening(self, event: dict) -> None:
         game = self.game.opening_roll(int(event["white"]), int(event["black"]))
         self._set(game)
         if game.phase is Phase.MOVE:
-            self.record().turns.append(Turn(game.turn, game.dice))
+            self._add(Turn(0, 0, game.turn, Action.ROLL, game.dice), game)
 
     def _on_roll(self, event: dict) -> None:
         side = side_of(event["side"])
         game = self.game.roll(side, tuple(event["dice"]))
         self._set(game)
-        self.record().turns.append(Turn(side, game.dice))
+        self._add(Turn(0, 0, side, Action.ROLL, game.dice), game)
 
     def _play(self, event: dict, accepted: bool) -> None:
         side = side_of(event["side"])
         if self.game.turn != side or self.game.phase is not Phase.MOVE:
             raise ValueError(f"{side} cannot play now")
         self._before_play.append((self.match, len(self.record().turns)))
+        before = self.game.position
         after = Position.from_position_id(event["position"], WHITE, self.rules.variant)
-        game = self.game.accept_as_played(after) if accepted else self.game.play(event["play"])
+        if accepted:
+            game, play = self.game.accept_as_played(after), accepted_play(before, after, side)
+        else:
+            lp = self.game.checked_play(event["play"])
+            game, play = self.game.accept_as_played(lp.position), lp.play
         if game.position != after:
             raise ValueError(f"play {event['play']!r} does not lead to {event['position']}")
-        self.record().turns[-1].play = event["play"]
+        turns = self.record().turns
+        turns[-1] = replace(turns[-1], turn=replace(turns[-1].turn, text=event["play"]), position=after, play=play)
         self._set(game)
 
     def _on_play(self, event: dict) -> None:
@@ -153,16 +185,22 @@ class MatchLog:
         match, turns = self._before_play.pop()
         record = self.record()
         del record.turns[turns:]
-        record.turns[-1].play = ""
+        roll = record.turns[-1]
+        record.turns[-1] = replace(roll, turn=replace(roll.turn, text=""), play=None, position=match.game.position)
         record.outcome = None
         self.match = match
 
     def _cube(self, event: dict, action: str) -> None:
         side = side_of(event["side"])
         game = getattr(self.game, action)(side)
-        turn = Turn(side, cube=action, value=game.offer if action in ("double", "beaver", "raccoon") else 0)
-        self.record().turns.append(turn)
+        kind = {"double": Action.DOUBLE, "take": Action.TAKE, "drop": Action.DROP,
+                "beaver": Action.BEAVER, "raccoon": Action.BEAVER}[action]
+        self._add(Turn(0, 0, side, kind, value=game.offer if kind in (Action.DOUBLE, Action.BEAVER) else 0), game)
         self._set(game)
+
+    def _add(self, turn: Turn, game: Game) -> None:
+        """A new entry; a roll's play and position are filled in when it is played."""
+        self.record().turns.append(CheckedTurn(turn, game.position, None))
 
     def _on_double(self, event: dict) -> None:
         self._cube(event, "double")

@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from engine.match import ActionRefused, Kind, Phase
-from engine.moves import BAR, OFF, IllegalPlayError, LegalPlay, Rule, explain_result, format_play, legal_plays
+from engine.moves import BAR, OFF, IllegalPlayError, LegalPlay, Rule, explain_result, legal_plays
 from engine.position import BLACK, WHITE, Position, PositionError, Side
+from engine.records.model import Action
 
 from controller.clock import ClockRules, remaining
-from controller.match_log import MatchLog, side_name
+from controller.match_log import MatchLog, accepted_play, side_name
 
 HALVES = ("white", "black")
 
@@ -119,6 +120,7 @@ class Timing:
     unclear_read_after: float = 4.0
     menu_timeout: float = 20.0
     undo_timeout: float = 20.0
+    confirm_frames: int = 2  # consecutive settled frames that must read the same before anything is decided
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -164,6 +166,14 @@ def observed_position(obs, variant) -> Position | None:
         return None
 
 
+def _reading(obs) -> tuple:
+    """What a decision depends on in an observation; equal readings of two frames confirm each other."""
+    return (tuple((p.color, tuple(_range(getattr(p, "count_range", None) or p.count))) for p in obs.points),
+            tuple(sorted(_range(v) for v in obs.bar.values())), tuple(sorted(_range(v) for v in obs.off.values())),
+            tuple(sorted((d.value, d.half, d.flat, getattr(d, "on_checker", False)) for d in obs.dice)),
+            None if obs.cube is None else (obs.cube.value, obs.cube.side))
+
+
 def _die_fault(die, roller_halves: tuple[str, ...]) -> str | None:
     if die.half is None:
         return "a die landed off the playing surface"
@@ -197,9 +207,11 @@ class Referee:
         self.undo_asked_at: float | None = None
         self.void_half: str | None = None
         self.picked_up = False
-        self.dice_down = True
+        self.dice_down = False  # after a restart, the dice must be seen down again before a pick-up counts
         self.last_t = 0.0
         self._lights: Lights | None = None
+        self._reading = None
+        self._agreeing = 0
 
     # ------------------------------------------------------------------ state views
     @property
@@ -217,7 +229,7 @@ class Referee:
 
     def _opening_turn(self) -> bool:
         record = self.log.record() if self.log.games else None
-        return bool(record and len(record.turns) == 1 and record.turns[0].cube == "")
+        return bool(record and len(record.turns) == 1 and record.turns[0].turn.action is Action.ROLL)
 
     # ------------------------------------------------------------------ entry point
     def feed(self, item, t: float | None = None) -> Decision:
@@ -267,6 +279,11 @@ class Referee:
         if self.undo_asked_at is not None and now - self.undo_asked_at > self.timing.undo_timeout:
             self.undo_asked_at = None
             self._show_state(d, self._status_text())
+        reading = _reading(obs)
+        self._agreeing = self._agreeing + 1 if reading == self._reading else 1
+        self._reading = reading
+        if self._agreeing < self.timing.confirm_frames:
+            return
         dice = tuple(obs.dice)
         present = {die.half for die in dice}
         self.need_clear &= present
@@ -499,11 +516,8 @@ class Referee:
         game = self.game
         side = game.turn
         position = self.illegal_position
-        try:
-            candidates = segments_text(game.position, position, side)
-        except IllegalPlayError:
-            candidates = "?"
-        self._accept({"type": "accepted", "side": side_name(side), "play": candidates,
+        self._accept({"type": "accepted", "side": side_name(side),
+                      "play": str(accepted_play(game.position, position, side)),
                       "position": position.position_id(WHITE),
                       **({"ends_game": True} if position.winner() is not None else {})}, d)
         self._finish_turn(d, f"{side_name(side.opponent).capitalize()} accepted the play as it stands")
@@ -647,13 +661,6 @@ class Referee:
         if lights != self._lights:
             self._lights = lights
             d.signals.append(lights)
-
-
-def segments_text(before: Position, after: Position, side: Side) -> str:
-    """The notation of the checker movement between two positions (legal or not)."""
-    from engine.moves import segments_between
-    segments = segments_between(before, after, side)[0]
-    return format_play([(s.frm, s.to, False) for s in segments])
 
 
 __all__ = ["Referee", "Press", "Button", "Decision", "Lights", "Beep", "Display", "Scoreboard", "PointLights",

@@ -247,10 +247,14 @@ class Game:
         self._expect(Phase.MOVE, "play")
         return legal_plays(self.position, self.turn, self.dice)
 
+    def checked_play(self, play) -> LegalPlay:
+        """The legal play that ``play`` (notation or segments) is with the rolled dice, or why it is not."""
+        self._expect(Phase.MOVE, "play")
+        return check_play(self.position, self.turn, self.dice, play)
+
     def play(self, play) -> Game:
         """Play written notation (or segments) with the rolled dice; the turn then passes."""
-        self._expect(Phase.MOVE, "play")
-        return self._after_play(check_play(self.position, self.turn, self.dice, play).position)
+        return self._after_play(self.checked_play(play).position)
 
     def play_to(self, position: Position) -> Game:
         """Accept an observed resulting position if it is a legal play of the roll."""

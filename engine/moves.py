@@ -543,16 +543,8 @@ def apply_steps(position: Position, side: Side, steps) -> Position:
 
 
 # --------------------------------------------------------------------------- observed results
-def segments_between(before: Position, after: Position, side: Side) -> list[tuple[Segment, ...]]:
-    """Candidate written plays that turn ``before`` into ``after`` for ``side``.
-
-    Sources and destinations are paired in every distinct way (the first
-    candidate pairs them from the highest points down). Raises
-    :class:`IllegalPlayError` when the opponent's checkers moved other than to
-    the bar, or when checkers appeared or vanished.
-    """
-    me0, opp0 = _mover_frame(before, side)
-    me1, opp1 = _mover_frame(after, side)
+def _check_opponent(opp0: tuple[int, ...], opp1: tuple[int, ...]) -> None:
+    """During a play the opponent's checkers only go from a blot to the bar."""
     lost = [opp0[p] - opp1[p] for p in range(26)]
     hit_points = tuple(25 - p for p in range(1, 25) if lost[p] == 1 and opp0[p] == 1)
     to_bar = -lost[BAR]
@@ -565,6 +557,22 @@ def segments_between(before: Position, after: Position, side: Side) -> list[tupl
         if (p != BAR and lost[p] and point not in hit_points) or (p == BAR and to_bar > len(hit_points)):
             raise IllegalPlayError(f"a checker of the opponent was moved on point {_point_name(point)}",
                                    Rule.OPPONENT_MOVED, (point,))
+
+
+def segments_between(before: Position, after: Position, side: Side, strict: bool = True
+                     ) -> list[tuple[Segment, ...]]:
+    """Candidate written plays that turn ``before`` into ``after`` for ``side``.
+
+    Sources and destinations are paired in every distinct way (the first
+    candidate pairs them from the highest points down). Raises
+    :class:`IllegalPlayError` when the opponent's checkers moved other than to
+    the bar (unless ``strict`` is false: then only the mover's checkers count),
+    or when checkers appeared or vanished.
+    """
+    me0, opp0 = _mover_frame(before, side)
+    me1, opp1 = _mover_frame(after, side)
+    if strict:
+        _check_opponent(opp0, opp1)
     sources = [p for p in range(25, 0, -1) for _ in range(max(0, me0[p] - me1[p]))]
     targets = [p for p in range(24, -1, -1) for _ in range(max(0, me1[p] - me0[p]))]
     if len(sources) != len(targets):

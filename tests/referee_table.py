@@ -71,7 +71,7 @@ class Table:
     """Drives a referee: each look or press advances the time by ``step`` seconds."""
 
     rules: MatchRules = field(default_factory=lambda: MatchRules(length=5))
-    step: float = 1.0
+    step: float = 0.5
     t: float = 0.0
     events: list = field(default_factory=list)
     signals: list = field(default_factory=list)
@@ -85,8 +85,14 @@ class Table:
         return decision
 
     def look(self, position: Position, dice=(), **kw) -> Decision:
-        self.t += self.step
-        return self._keep(self.referee.feed(seen(position, dice, t=self.t, **kw), self.t))
+        """The camera sees the table the same way in as many frames as the referee needs to be sure."""
+        decision = Decision()
+        for _ in range(self.referee.timing.confirm_frames):
+            self.t += self.step
+            one = self.referee.feed(seen(position, dice, t=self.t, **kw), self.t)
+            decision.events += one.events
+            decision.signals += one.signals
+        return self._keep(decision)
 
     def press(self, button: str) -> Decision:
         self.t += self.step

@@ -1,0 +1,257 @@
+"""The simulated table: two players replaying a recorded match under a simulated camera.
+
+:class:`SimPlayers` replays a validated match record turn by turn as people do
+at a real table: they set up the board, throw the dice into the right half,
+move the checkers with their hands, pick up the dice, turn and pass the cube,
+and press the table's buttons (reading the display to find a MENU entry). They
+watch the referee's lights and display, and with ``mistakes`` > 0 they sometimes
+play an illegal move, throw a cocked die or roll before the opponent has
+finished, and put things right when told. They never tell the referee what
+they meant: the referee sees only frames and button presses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from engine.match import EndReason, Kind
+from engine.moves import legal_plays
+from engine.position import WHITE, Position, Side
+from engine.records.model import Action
+from engine.records.validate import CheckedMatch
+from hardware.sim.render_sequence import Frame, TableCamera
+
+
+@dataclass(frozen=True)
+class ButtonPress:
+    """A button of the table pressed by a player: "accept", "undo" or "menu"."""
+
+    button: str
+    t: float
+
+
+@dataclass
+class Tally:
+    """What the players did wrong on purpose, and what the referee said about it."""
+
+    injected: int = 0
+    caught: int = 0
+    missed: int = 0
+    false_alarms: int = 0
+    turns: int = 0
+
+
+@dataclass
+class SimPlayers:
+    """Two players replaying ``match`` at the table seen by ``camera``.
+
+    Iterate :meth:`actions` for frames and button presses; between items tell
+    them what the table shows with :meth:`see_lights` and :meth:`see_display`.
+    """
+
+    match: CheckedMatch
+    camera: TableCamera
+    mistakes: float = 0.0
+    seed: int = 0
+    patience: int = 40
+    tally: Tally = field(default_factory=Tally)
+
+    def __post_init__(self):
+        self.rng = np.random.default_rng(self.seed + 1)
+        self.now = 0.0
+        self._start = (0, 0)
+        self.illegal_lit = False
+        self.display: tuple[str, ...] = ()
+        self._expect_illegal = False
+        self._expect_roll_again = False
+
+    # ------------------------------------------------------------------ what the players see
+    def see_lights(self, illegal: bool) -> None:
+        if illegal and not self.illegal_lit and not self._expect_illegal:
+            self.tally.false_alarms += 1
+        self.illegal_lit = illegal
+
+    def see_display(self, lines: tuple[str, ...]) -> None:
+        text = " ".join(lines)
+        if lines != self.display and ("Roll again" in text or "void" in text) and not self._expect_roll_again:
+            self.tally.false_alarms += 1
+        self.display = lines
+
+    # ------------------------------------------------------------------ acting
+    def _shoot(self) -> Iterator[Frame]:
+        for frame in self.camera.frames():
+            self.now = frame.timestamp
+            yield frame
+
+    def _settle(self, seconds: float = 0.4) -> Iterator[Frame]:
+        self.camera.hold(seconds)
+        yield from self._shoot()
+
+    def _arrange(self, before: Position, after: Position, side: str) -> Iterator[Frame]:
+        self.camera.move(before, after, side=side)
+        yield from self._shoot()
+
+    def _throw(self, side: str, dice, half: str | None = None, cocked: bool = False) -> Iterator[Frame]:
+        self.camera.roll(dice, half=half or side, cocked=cocked, keep=True)
+        yield from self._shoot()
+
+    def _pick_up(self, side: str, halves: tuple[str, ...]) -> Iterator[Frame]:
+        self.camera.pick_up_dice(side=side, halves=halves)
+        self.camera.hold(0.4)
+        yield from self._shoot()
+
+    def _cube(self, side: str, value: int, where: str) -> Iterator[Frame]:
+        self.camera.set_cube(value, where)
+        yield from self._settle()
+
+    def _press(self, button: str):
+        yield ButtonPress(button, self.now)
+        yield from self._settle(0.1)
+
+    def _choose(self, label: str):
+        """Press MENU until the display shows ``label``, then ACCEPT."""
+        for _ in range(30):
+            yield from self._press("menu")
+            if self.display and self.display[-1].endswith(label):
+                yield from self._press("accept")
+                return
+        raise RuntimeError(f"the menu never offered {label!r} (display: {self.display})")
+
+    def _wait_for(self, predicate) -> Iterator[Frame]:
+        for _ in range(self.patience):
+            if predicate():
+                return
+            yield from self._settle(0.1)
+
+    # ------------------------------------------------------------------ the match
+    def resume(self, game_index: int, entry_index: int, position: Position, cube: tuple[int, str]) -> None:
+        """Carry on from entry ``entry_index`` of game ``game_index``, the table set as given."""
+        self._start = (game_index, entry_index)
+        self.camera.set_position(position)
+        self.camera.set_cube(*cube)
+
+    def actions(self) -> Iterator[Frame | ButtonPress]:
+        yield from self._settle()
+        variant = self.match.record.rules.variant
+        start_game, start_entry = self._start
+        for number, game in enumerate(self.match.games):
+            if number < start_game:
+                continue
+            if number and not (number == start_game and start_entry):
+                self.camera.set_cube(1, "centre")
+                yield from self._arrange(self.camera.scene.position, Position.initial(variant), "white")
+            skip = start_entry if number == start_game else 0
+            yield from self._game(game, Position.initial(variant), skip)
+
+    def _game(self, game, position: Position, skip: int = 0) -> Iterator[Frame | ButtonPress]:
+        opening = True
+        cube = 1
+        turns = [t for t in game.turns if not t.turn.unplayed]
+        for i, checked in enumerate(turns):
+            turn = checked.turn
+            side = str(turn.side)
+            if i < skip:  # already played before the replay was interrupted
+                opening = opening and turn.action is not Action.ROLL
+                position = checked.position if turn.action is Action.ROLL else position
+                cube = turn.value if turn.action in (Action.DOUBLE, Action.BEAVER) else cube
+                continue
+            if turn.action is Action.ROLL:
+                self.tally.turns += 1
+                if opening:
+                    high, low = max(turn.dice), min(turn.dice)
+                    white_die, black_die = (high, low) if turn.side == WHITE else (low, high)
+                    yield from self._throw("white", [white_die])
+                    yield from self._throw("black", [black_die])
+                    halves = ("white", "black")
+                    opening = False
+                else:
+                    yield from self._roll(side, turn.dice)
+                    halves = (side,)
+                after = checked.position
+                if after != position:
+                    yield from self._play(turn.side, position, after, turn.dice, halves)
+                else:
+                    yield from self._pick_up(side, halves)
+                position = after
+            elif turn.action is Action.DOUBLE:
+                where = side if cube == 1 else self.camera.scene.cube.side
+                cube = turn.value
+                yield from self._cube(side, cube, where)
+            elif turn.action is Action.TAKE:
+                yield from self._cube(side, cube, side)
+            elif turn.action is Action.DROP:
+                yield from self._choose(f"{side.capitalize()} drops")
+            elif turn.action is Action.BEAVER:
+                cube = turn.value
+                yield from self._choose(f"{side.capitalize()} beavers")
+                yield from self._cube(side, cube, side)
+        if game.outcome is not None and game.outcome.reason is EndReason.RESIGNED:
+            loser = game.outcome.winner.opponent
+            yield from self._choose(f"{str(loser).capitalize()} resigns {Kind(game.outcome.kind).name.lower()}")
+            yield from self._press("accept")
+        yield from self._settle()
+
+    def _roll(self, side: str, dice: tuple[int, int]) -> Iterator[Frame]:
+        if self.mistakes and self.rng.random() < self.mistakes / 2:
+            cocked = bool(self.rng.random() < 0.5)
+            half = side if cocked else ("white" if side == "black" else "black")
+            self.tally.injected += 1
+            self._expect_roll_again = True
+            yield from self._throw(side, dice, half=half, cocked=cocked)
+            yield from self._wait_for(lambda: "Roll again" in " ".join(self.display))
+            self._count("Roll again" in " ".join(self.display))
+            yield from self._pick_up(side, ("white", "black"))
+            self._expect_roll_again = False
+        yield from self._throw(side, dice)
+
+    def _count(self, caught: bool) -> None:
+        if caught:
+            self.tally.caught += 1
+        else:
+            self.tally.missed += 1
+
+    def _play(self, side: Side, before: Position, after: Position, dice, halves) -> Iterator[Frame]:
+        name = str(side)
+        wrong = self._wrong_play(side, before, dice) if self.mistakes and self.rng.random() < self.mistakes else None
+        if wrong is not None:
+            self.tally.injected += 1
+            self._expect_illegal = True
+            yield from self._arrange(before, wrong, name)
+            yield from self._pick_up(name, halves)
+            yield from self._wait_for(lambda: self.illegal_lit)
+            self._count(self.illegal_lit)
+            yield from self._arrange(wrong, after, name)
+            yield from self._wait_for(lambda: not self.illegal_lit)
+            self._expect_illegal = False
+            return
+        yield from self._arrange(before, after, name)
+        if self.mistakes and len(halves) == 1 and self.rng.random() < self.mistakes / 2:
+            other = str(side.opponent)
+            self.tally.injected += 1
+            self._expect_roll_again = True
+            yield from self._throw(other, [int(self.rng.integers(1, 7)), int(self.rng.integers(1, 7))])
+            yield from self._wait_for(lambda: "void" in " ".join(self.display))
+            self._count("void" in " ".join(self.display))
+            yield from self._pick_up(other, (other,))
+            self._expect_roll_again = False
+        yield from self._pick_up(name, halves)
+        if self.illegal_lit:
+            yield from self._press("accept")  # a false alarm: the opponent accepts the play as it stands
+
+    def _wrong_play(self, side: Side, before: Position, dice) -> Position | None:
+        """A position reachable with other dice that the roll does not allow."""
+        allowed = {lp.position for lp in legal_plays(before, side, dice)}
+        options = []
+        for other in {(dice[0], max(1, dice[1] - 1)), (dice[0], min(6, dice[1] + 1)),
+                      (max(1, dice[0] - 1), dice[1]), (min(6, dice[0] + 1), dice[1])}:
+            options += [lp.position for lp in legal_plays(before, side, other)
+                        if lp.play and lp.position not in allowed]
+        if not options:
+            return None
+        return options[int(self.rng.integers(len(options)))]
+
+
+__all__ = ["ButtonPress", "SimPlayers", "Tally"]

@@ -1,0 +1,88 @@
+"""Real recorded matches replayed at the simulated table: players, referee and recorder end to end.
+
+The referee's eyes here are the renderer's own truth (``truth_reader``), so these
+tests measure the procedure, the players and the recorder; vision is measured
+by its own tests and benchmarks, and ``bgref replay`` puts them together.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from controller.replay import replay
+from engine.records.mat import read_mat
+from engine.records.validate import check_match
+
+from truth_reader import TruthReader
+
+SHORT = "bglab/match8496707.txt"      # 8 turns, a double and a drop
+RESIGNED = "bglab/match926877.txt"    # one play, then a backgammon resigned
+
+
+def eyes():
+    reader = TruthReader()
+
+    def look(frame):
+        reader.truth = frame.truth
+        return reader.read(frame.image, frame.timestamp)
+    return look
+
+
+def run(shared_data, name, tmp_path, **kw):
+    return replay(shared_data / "matches" / name, tmp_path / "out.mat", size=(320, 180), eyes=eyes(), **kw)
+
+
+@pytest.mark.parametrize("name", [SHORT, RESIGNED])
+def test_a_replayed_match_is_recorded_exactly(shared_data, tmp_path, name):
+    result = run(shared_data, name, tmp_path, seed=3)
+    assert result.same_match, result.differences
+    assert result.tally.false_alarms == 0
+    written = check_match(read_mat((tmp_path / "out.mat").read_text(), "out.mat"))
+    source = check_match(read_mat((shared_data / "matches" / name).read_text(), name))
+    assert written.results == source.results and written.score == source.score
+    assert (tmp_path / "out.sgf").read_text().startswith("(;FF[4]GM[6]")
+
+
+def test_injected_mistakes_are_all_caught_and_corrected(shared_data, tmp_path):
+    result = run(shared_data, SHORT, tmp_path, seed=5, mistakes=0.6)
+    assert result.tally.injected >= 2
+    assert result.tally.caught == result.tally.injected and result.tally.missed == 0
+    assert result.tally.false_alarms == 0 and result.same_match, result.differences
+
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    sys.path[:0] = [{repo!r}, {tests!r}]
+    from controller.replay import replay
+    from test_replay import eyes
+    result = replay({match!r}, {out!r}, seed=2, journal_dir={journal!r}, size=(320, 180), eyes=eyes(),
+                    progress=lambda n, log: print(n, flush=True))
+    print("same" if result.same_match else result.differences, flush=True)
+""")
+
+
+def test_a_replay_killed_at_any_moment_resumes_to_the_identical_file(shared_data, tmp_path):
+    match = str(shared_data / "matches" / SHORT)
+    whole = tmp_path / "whole.mat"
+    replay(match, whole, seed=2, journal_dir=tmp_path / "j0", size=(320, 180), eyes=eyes())
+    out, journal = tmp_path / "resumed.mat", tmp_path / "j1"
+    script = SCRIPT.format(repo=os.getcwd(), tests=os.path.dirname(__file__), match=match, out=str(out),
+                           journal=str(journal))
+    for stop_after in (40, 95, 150):
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        for line in proc.stdout:
+            if line.strip().isdigit() and int(line) >= stop_after:
+                proc.send_signal(signal.SIGKILL)
+                break
+        proc.wait()
+    final = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr[-2000:]
+    assert final.stdout.strip().splitlines()[-1] == "same"
+    assert out.read_text() == whole.read_text()
