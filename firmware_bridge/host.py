@@ -26,7 +26,8 @@ KINDS = {core.TEXT: "text", core.MATCH: "match", core.LIGHTS: "lights", core.CLE
 class Timing:
     """The link's timers, in seconds (docs/protocol.md explains each)."""
 
-    rto: float = 0.1  # retransmission timeout (data fragments and HELLO)
+    rto: float = 0.1  # first and longest retransmission timeout (data fragments) and HELLO's repeat
+    rto_min: float = 0.02  # the adaptive retransmission timeout never goes below this
     tries: int = 30  # sends of the oldest fragment without progress before a new session
     window: int = 8  # fragments in flight
     heartbeat: float = 0.5  # PING after this long without hearing the unit
@@ -57,7 +58,7 @@ class HostSession:
         self.failed: str | None = None  # why the port should be closed
         self.events: list = []
         self._decoder = core.FrameDecoder()
-        self._channel = core.Channel(timing.window, _ms(timing.rto), timing.tries)
+        self._channel = core.Channel(timing.window, _ms(timing.rto), timing.tries, _ms(timing.rto_min))
         self._session = session
         self._heard_at = now
         self._ping_at = now

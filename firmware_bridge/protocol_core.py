@@ -510,28 +510,41 @@ class Channel:
 
     Go-back-N: up to ``window`` fragments are in flight; the receiver accepts
     only the next fragment in sequence and answers every data frame with a
-    cumulative ACK carrying the next sequence number it expects. When the
-    oldest fragment in flight is unacknowledged for ``rto`` ms, every fragment
-    in flight is sent again; when the oldest has been sent ``tries`` times and
-    no ACK has made progress meanwhile, the channel is ``failed``. The owner then starts a new
-    session and calls ``reset()``, which returns the messages that were not
-    acknowledged (the caller reports them lost: each may or may not have
-    arrived).
+    cumulative ACK carrying the next sequence number it expects. Every
+    fragment in flight is sent again when the oldest is unacknowledged for the
+    retransmission timeout, or when an ACK asks for it again (a later fragment
+    arrived without it; once per progress). When the oldest has been sent
+    ``tries`` times with no ACK making progress meanwhile, the channel is
+    ``failed``: the owner starts a new session and calls ``reset()``, which
+    returns the messages not acknowledged (reported lost: each may or may not
+    have arrived).
+
+    The timeout adapts to the round trip (Jacobson/Karels: smoothed round
+    trip plus four deviations, samples only from fragments sent once), within
+    ``rto_min``..``rto`` ms; it starts at ``rto``, doubles (up to ``rto``)
+    after each expiry, and returns to the estimate when an ACK makes progress.
 
     Messages longer than MAX_FRAGMENT are split; the receiver delivers a
     message when its last fragment arrives, so a message is delivered whole or
     not at all.
     """
 
-    def __init__(self, window=8, rto=100, tries=30):
+    def __init__(self, window=8, rto=100, tries=30, rto_min=20):
         self.window = window
-        self.rto = rto
+        self.rto_max = rto
+        self.rto_min = rto_min
+        self.rto = rto  # the current retransmission timeout, ms
         self.tries = tries
         self.failed = False
+        self._srtt = -1  # smoothed round trip, ms (-1: no sample yet)
+        self._rttvar = 0
         self._next_seq = 0
         self._unsent = []  # [ftype, chunk, message] not yet transmitted
-        self._inflight = []  # [ftype, chunk, message, seq, sent_at]
+        self._inflight = []  # [ftype, chunk, message, seq, sent_at, resent]
+        self._timer_at = 0  # when the retransmission timer (for the oldest) started
         self._sends = 0  # sends of the oldest fragment in flight since the last progress
+        self._resend = False  # a duplicate ACK asked for the fragments in flight again
+        self._fast_used = False  # ... which it may do once per progress
         self._expected = 0
         self._parts = bytearray()
         self._parts_type = 0
@@ -563,6 +576,8 @@ class Channel:
         self._unsent = kept
         self._inflight = []
         self._sends = 0
+        self._resend = False
+        self._fast_used = False
         self._expected = 0
         self._parts = bytearray()
         self._ack_due = False
@@ -622,16 +637,41 @@ class Channel:
         if not self._inflight:
             return
         count = (next_expected - self._inflight[0][3]) % SEQ_MODULO
-        if count == 0 or count > len(self._inflight):
-            return  # a repeated or stale ACK
+        if count == 0:
+            # The receiver still wants our oldest fragment while later ones reach it:
+            # it was lost. Resend now rather than at the timeout, once per loss.
+            if not self._fast_used:
+                self._fast_used = True
+                self._resend = True
+            return
+        if count > len(self._inflight):
+            return  # a stale ACK
+        newest = self._inflight[count - 1]
+        if not newest[5]:
+            self._sample(now - newest[4])
+        elif self._srtt >= 0:
+            self.rto = self._estimate()  # progress ends the back-off
         for entry in self._inflight[:count]:
             if not entry[0] & MORE:
                 self._messages -= 1
         del self._inflight[:count]
-        if self._inflight:
-            # Progress: the new oldest fragment gets a full timeout and all its tries.
-            self._inflight[0][4] = now
-            self._sends = 1
+        self._fast_used = False
+        self._resend = False
+        # Progress: the new oldest fragment gets a full timeout and all its tries.
+        self._timer_at = now
+        self._sends = 1
+
+    def _sample(self, rtt):
+        if self._srtt < 0:
+            self._srtt = rtt
+            self._rttvar = rtt // 2
+        else:
+            self._rttvar = (3 * self._rttvar + abs(self._srtt - rtt)) // 4
+            self._srtt = (7 * self._srtt + rtt) // 8
+        self.rto = self._estimate()
+
+    def _estimate(self):
+        return min(self.rto_max, max(self.rto_min, self._srtt + 4 * self._rttvar))
 
     def poll(self, now):
         """The frames to write now: a due ACK, retransmissions, then new fragments."""
@@ -641,20 +681,25 @@ class Channel:
             out.extend(encode_frame(ACK, self._expected))
         if self.failed:
             return bytes(out)
-        if self._inflight and now - self._inflight[0][4] >= self.rto:
+        if self._inflight and (self._resend or now - self._timer_at >= self.rto):
             if self._sends >= self.tries:
                 self.failed = True
                 return bytes(out)
+            if not self._resend:
+                self.rto = min(self.rto_max, 2 * self.rto)
+            self._resend = False
             self._sends += 1
+            self._timer_at = now
             for entry in self._inflight:
-                entry[4] = now
+                entry[5] = True
                 out.extend(encode_frame(entry[0], entry[3], entry[1]))
         while self._unsent and len(self._inflight) < self.window:
             entry = self._unsent.pop(0)
             seq = self._next_seq
             self._next_seq = (seq + 1) % SEQ_MODULO
-            entry.extend((seq, now))
+            entry.extend((seq, now, False))
             if not self._inflight:
+                self._timer_at = now
                 self._sends = 1
             self._inflight.append(entry)
             out.extend(encode_frame(entry[0], seq, entry[1]))
@@ -662,8 +707,8 @@ class Channel:
 
     def next_due(self, now):
         """Milliseconds until ``poll`` has something to do (0 = now); None when idle."""
-        if self._ack_due or (self._unsent and len(self._inflight) < self.window):
+        if self._ack_due or self._resend or (self._unsent and len(self._inflight) < self.window):
             return 0
         if self._inflight and not self.failed:
-            return max(0, self.rto - (now - self._inflight[0][4]))
+            return max(0, self.rto - (now - self._timer_at))
         return None

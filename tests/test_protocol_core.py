@@ -278,6 +278,42 @@ def test_unacknowledged_fragments_are_resent_then_the_channel_fails():
     assert not channel.failed and channel.pending() == 0
 
 
+def test_a_duplicate_ack_resends_at_once_but_only_once_per_loss():
+    sender, receiver = core.Channel(rto=100), core.Channel(rto=100)
+    for i in range(3):
+        sender.send(core.BUTTON, bytes([i + 1]))
+    first, second, third = core.FrameDecoder().feed(sender.poll(0))
+    receiver.receive(*second, 1)  # the first was lost on the way
+    receiver.receive(*third, 1)
+    (ack,) = core.FrameDecoder().feed(receiver.poll(1))
+    assert ack == (core.ACK, 0, b"")
+    sender.receive(*ack, 2)
+    assert sender.next_due(2) == 0
+    assert [seq for _, seq, _ in core.FrameDecoder().feed(sender.poll(2))] == [0, 1, 2]
+    sender.receive(*ack, 3)  # the same loss again: wait for the timeout now
+    assert sender.poll(3) == b"" and sender.next_due(3) == 99
+    delivered = [receiver.receive(*f, 4) for f in (first, second, third)]
+    assert delivered == [(core.BUTTON, b"\x01"), (core.BUTTON, b"\x02"), (core.BUTTON, b"\x03")]
+    sender.receive(*core.FrameDecoder().feed(receiver.poll(4))[0], 5)
+    assert sender.pending() == 0
+
+
+def test_the_timeout_follows_the_round_trip_and_backs_off():
+    channel = core.Channel(rto=100, rto_min=20)
+    assert channel.rto == 100  # no round trip measured yet
+    channel.send(core.BUTTON, b"\x01")
+    channel.poll(0)
+    channel.receive(core.ACK, 1, b"", 5)  # a 5 ms round trip
+    assert channel.rto == 20  # 5 + 4 * 2 = 13, but never below rto_min
+    channel.send(core.BUTTON, b"\x02")
+    channel.poll(10)
+    assert channel.next_due(10) == 20
+    channel.poll(30)  # expired: sent again, the timeout doubles
+    assert channel.rto == 40 and channel.next_due(30) == 40
+    channel.receive(core.ACK, 2, b"", 31)  # progress (no sample: it was sent twice)
+    assert channel.rto == 20
+
+
 def test_reset_keeps_unsent_messages_only_when_asked():
     channel = core.Channel(window=2, rto=100, tries=5)
     channel.send(core.BUTTON, b"\x01")

@@ -42,7 +42,8 @@ DEFAULT_CONFIG = {
     "host_silence_ms": 3000,
     "boot_repeat_ms": 250,  # at most one BOOT per this while unsynchronised
     "window": 8,
-    "rto_ms": 150,
+    "rto_ms": 150,  # first and longest retransmission timeout; adapts down to rto_min_ms
+    "rto_min_ms": 20,
     "tries": 30,
 }
 
@@ -108,7 +109,7 @@ class DisplayUnit:
         self.strip = strip if cfg["strip_length"] else None
         self.buzzer = buzzer if cfg["buzzer"] else None
         self._decoder = core.FrameDecoder()
-        self._channel = core.Channel(cfg["window"], cfg["rto_ms"], cfg["tries"])
+        self._channel = core.Channel(cfg["window"], cfg["rto_ms"], cfg["tries"], cfg["rto_min_ms"])
         self._out = bytearray()
         self.session = 0
         self.heard_at = None  # when a valid frame last came from the host; None = never
