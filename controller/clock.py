@@ -18,8 +18,8 @@ class ClockRules:
     delay: float = 12.0     # free seconds at the start of every turn
 
 
-def remaining(events: list[dict], rules: ClockRules, now: float) -> tuple[float, float]:
-    """Seconds left to (White, Black) at time ``now``; negative once a flag has fallen."""
+def remaining(events: list[dict], rules: ClockRules, now: float) -> tuple[float, float, str | None]:
+    """Seconds left to White and Black at time ``now`` (negative once a flag has fallen), and whose clock runs."""
     used = {"white": 0.0, "black": 0.0}
     running: str | None = None
     since = 0.0
@@ -41,4 +41,4 @@ def remaining(events: list[dict], rules: ClockRules, now: float) -> tuple[float,
             charge(t)
             running = None
     charge(now)
-    return rules.reserve - used["white"], rules.reserve - used["black"]
+    return rules.reserve - used["white"], rules.reserve - used["black"], running

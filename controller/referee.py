@@ -76,14 +76,15 @@ class Display:
 
 @dataclass(frozen=True)
 class Scoreboard:
-    """Match state for the display: score, length, Crawford, cube, clock."""
+    """Match state for the display: score, length, Crawford, cube, clock (White, Black, running side)."""
 
     score: tuple[int, int]
     length: int
     crawford: bool
+    post_crawford: bool
     cube: int
     owner: Side | None
-    clock: tuple[float, float] | None
+    clock: tuple[float, float, str | None] | None
 
 
 @dataclass(frozen=True)
@@ -637,8 +638,8 @@ class Referee:
             Phase.RESIGNING: "Resignation offered: ACCEPT or MENU",
         }.get(game.phase, "")
 
-    def clock(self) -> tuple[float, float] | None:
-        """Seconds left to (White, Black), or ``None`` when no clock is used."""
+    def clock(self) -> tuple[float, float, str | None] | None:
+        """Seconds left to White and Black and whose clock runs, or ``None`` when no clock is used."""
         if self.clock_rules is None:
             return None
         return remaining(self.log.events, self.clock_rules, self.last_t)
@@ -650,7 +651,7 @@ class Referee:
         length = self.log.rules.length
         head = f"{players[0]} {score[0]} - {score[1]} {players[1]}" + (f" ({length})" if length else " (money)")
         d.signals.append(Display((head, text)))
-        d.signals.append(Scoreboard(score, length, bool(game and game.crawford),
+        d.signals.append(Scoreboard(score, length, bool(game and game.crawford), self.log.match.post_crawford,
                                     game.cube if game else 1, game.owner if game else None, self.clock()))
 
     def _refresh(self, d: Decision) -> None:

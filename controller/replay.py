@@ -25,7 +25,8 @@ from engine.records.mat import read_mat
 from engine.records.model import Action
 from engine.records.validate import CheckedMatch, check_match
 from hardware.sim.render_sequence import TableCamera
-from hardware.sim.table import ButtonPress, SimPlayers, Tally
+from firmware_bridge.events import ButtonPress
+from hardware.sim.table import SimPlayers, Tally
 from vision.calibration import calibrate
 from vision.reader import BoardReader
 
@@ -140,7 +141,7 @@ def replay(match_file: str | Path, out: str | Path, seed: int = 0, journal_dir: 
     frames = 0
     for item in players.actions():
         if isinstance(item, ButtonPress):
-            service.publish(referee.feed(Press(Button(item.button), item.t)))
+            service.publish(referee.feed(Press(Button(item.button), item.at)))
             continue
         service.handle_observation(eyes(item), item.timestamp)
         frames += 1

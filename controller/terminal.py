@@ -14,11 +14,16 @@ from controller.referee import Beep, Display, Lights, PointLights, Scoreboard
 
 
 class TerminalView:
-    """An output that prints what the table shows; ``board`` is called for the board as read."""
+    """An output that prints what the table shows.
 
-    def __init__(self, stream: TextIO = sys.stdout, board=None, variant="standard"):
+    ``board`` is called for the last observation (the board as read), ``unit``
+    for a drawing of what the display unit itself shows.
+    """
+
+    def __init__(self, stream: TextIO = sys.stdout, board=None, variant="standard", unit=None):
         self.stream = stream
         self.board = board
+        self.unit = unit
         self.variant = variant
         self.lights: Lights | None = None
         self.display: tuple[str, ...] = ()
@@ -63,9 +68,12 @@ class TerminalView:
         out += [f"| {line:<{box}} |" for line in self.display]
         out.append("+" + "-" * (box + 2) + "+")
         out.append(self.led_line())
+        if self.unit is not None:
+            out.append("display unit:")
+            out.append(self.unit())
         if self.scoreboard and self.scoreboard.clock:
-            w, b = self.scoreboard.clock
-            out.append(f"clock: white {_mmss(w)}  black {_mmss(b)}")
+            w, b, running = self.scoreboard.clock
+            out.append(f"clock: white {_mmss(w)}  black {_mmss(b)}" + (f"  ({running} running)" if running else ""))
         self.stream.write("\n".join(out) + "\n")
         self.stream.flush()
 

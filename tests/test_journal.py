@@ -77,6 +77,6 @@ def test_clock_runs_for_the_player_on_turn_with_a_delay():
     events = [{"type": "match"}, {"type": "game", "t": 0}, {"type": "opening", "white": 3, "black": 1, "t": 10},
               {"type": "play", "side": "white", "t": 40}, {"type": "roll", "side": "black", "t": 45},
               {"type": "play", "side": "black", "t": 50}]
-    white, black = remaining(events, ClockRules(reserve=600, delay=12), now=60)
-    assert white == 600 - (30 - 12) and black == 600
-    assert remaining(events, ClockRules(reserve=600, delay=0), now=60) == (600 - 30 - 10, 600 - 10)
+    white, black, running = remaining(events, ClockRules(reserve=600, delay=12), now=60)
+    assert white == 600 - (30 - 12) and black == 600 and running == "white"
+    assert remaining(events, ClockRules(reserve=600, delay=0), now=60) == (600 - 30 - 10, 600 - 10, "white")

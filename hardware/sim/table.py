@@ -12,8 +12,10 @@ they meant: the referee sees only frames and button presses.
 
 from __future__ import annotations
 
+import queue
+import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -22,15 +24,8 @@ from engine.moves import legal_plays
 from engine.position import WHITE, Position, Side
 from engine.records.model import Action
 from engine.records.validate import CheckedMatch
+from firmware_bridge.events import ButtonPress
 from hardware.sim.render_sequence import Frame, TableCamera
-
-
-@dataclass(frozen=True)
-class ButtonPress:
-    """A button of the table pressed by a player: "accept", "undo" or "menu"."""
-
-    button: str
-    t: float
 
 
 @dataclass
@@ -108,7 +103,7 @@ class SimPlayers:
         yield from self._settle()
 
     def _press(self, button: str):
-        yield ButtonPress(button, self.now)
+        yield ButtonPress(button, "sim", self.now)
         yield from self._settle(0.1)
 
     def _choose(self, label: str):
@@ -254,4 +249,58 @@ class SimPlayers:
         return options[int(self.rng.integers(len(options)))]
 
 
-__all__ = ["ButtonPress", "SimPlayers", "Tally"]
+class SimTableSource:
+    """The simulated table as a camera: ``read()`` gives the players' frames at camera pace.
+
+    The players' button presses go to ``events`` (the queue the GPIO buttons and
+    the display unit use); ``speed`` > 1 plays faster than real time. ``now``
+    is the table's own clock (seconds of play), and ``truth`` what the last
+    frame really showed.
+    """
+
+    def __init__(self, players: SimPlayers, events: queue.Queue, speed: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.players = players
+        self.events = events
+        self.speed = speed
+        self.clock = clock
+        self.now = 0.0
+        self.truth = None
+        self._actions = players.actions()
+        self._started: float | None = None
+        self._open = True
+        self.error: str | None = None
+
+    def isOpened(self) -> bool:
+        return self._open
+
+    def release(self) -> None:
+        self._open = False
+
+    def read(self):
+        if not self._open:
+            return False, None
+        try:
+            return self._next()
+        except RuntimeError as err:  # the players are stuck: the table stops, saying why
+            self.error = str(err)
+            self._open = False
+            return False, None
+
+    def _next(self):
+        for item in self._actions:
+            if isinstance(item, ButtonPress):
+                self.events.put(item)
+                continue
+            if self._started is None:
+                self._started = self.clock() - item.timestamp / self.speed
+            delay = self._started + item.timestamp / self.speed - self.clock()
+            if delay > 0:
+                time.sleep(delay)
+            self.now, self.truth = item.timestamp, item.truth
+            return True, item.image
+        self._open = False
+        return False, None
+
+
+__all__ = ["SimPlayers", "SimTableSource", "Tally"]
