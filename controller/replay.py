@@ -139,17 +139,21 @@ def replay(match_file: str | Path, out: str | Path, seed: int = 0, journal_dir: 
     service = Service(referee, journal, None, [PlayersSight(players), recorder], open_camera=lambda: None)
     service.start()
     frames = 0
-    for item in players.actions():
-        if isinstance(item, ButtonPress):
-            service.publish(referee.feed(Press(Button(item.button), item.at)))
-            continue
-        service.handle_observation(eyes(item), item.timestamp)
-        frames += 1
-        if progress is not None:
-            progress(frames, log)
+    stuck = []
+    try:
+        for item in players.actions():
+            if isinstance(item, ButtonPress):
+                service.publish(referee.feed(Press(Button(item.button), item.at)))
+                continue
+            service.handle_observation(eyes(item), item.timestamp)
+            frames += 1
+            if progress is not None:
+                progress(frames, log)
+    except RuntimeError as err:  # the players could not go on: the referee never let them
+        stuck.append(f"the players were stuck at frame {frames}: {err}")
     recorder.write()
     journal.close()
-    differences = compare(source, log.checked())
+    differences = stuck + compare(source, log.checked())
     return ReplayResult(players.tally, frames, time.perf_counter() - started, log, not differences, differences)
 
 
