@@ -1,0 +1,155 @@
+"""The service and its outputs: LEDs and buzzer on mock pins, the simulated display unit, faults."""
+
+from __future__ import annotations
+
+import queue
+import time
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.journal import Journal
+from controller.match_log import MatchLog
+from controller.outputs import DisplayOutput, GpioOutput, drain_presses
+from controller.referee import Beep, Button, Decision, Display, Lights, PointLights, Referee, Scoreboard
+from controller.service import Service, open_match
+from engine.match import MatchRules
+from engine.position import BLACK, WHITE, Position
+from firmware_bridge.link import DisplayLink
+from hardware.gpio import DEFAULT_PINS, TableSignals
+from hardware.sim.display_unit import SimulatedDisplayUnit
+
+from referee_table import seen
+
+
+@pytest.fixture
+def factory():
+    f = MockFactory()
+    yield f
+    f.reset()
+
+
+@pytest.fixture
+def signals(factory):
+    events = queue.Queue()
+    s = TableSignals(DEFAULT_PINS, events=events, pin_factory=factory)
+    yield s
+    s.close()
+
+
+def test_lights_follow_the_referee(factory, signals):
+    out = GpioOutput(signals)
+    out.handle(Lights(WHITE, ok=True, illegal=False))
+    assert factory.pin(DEFAULT_PINS["turn_white"]).state and not factory.pin(DEFAULT_PINS["turn_black"]).state
+    assert factory.pin(DEFAULT_PINS["ok"]).state and not factory.pin(DEFAULT_PINS["illegal"]).state
+    out.handle(Lights(BLACK, ok=False, illegal=True))
+    time.sleep(0.6)
+    illegal = factory.pin(DEFAULT_PINS["illegal"])
+    assert factory.pin(DEFAULT_PINS["turn_black"]).state and not factory.pin(DEFAULT_PINS["ok"]).state
+    assert [s.state for s in illegal.states].count(True) >= 2  # blinking
+    out.handle(Lights(BLACK, ok=True, illegal=False))
+    assert not factory.pin(DEFAULT_PINS["illegal"]).state and factory.pin(DEFAULT_PINS["ok"]).state
+
+
+def test_illegal_beeps_three_times(factory, signals):
+    GpioOutput(signals).handle(Beep("illegal"))
+    time.sleep(0.8)
+    buzzer = factory.pin(DEFAULT_PINS["buzzer"])
+    assert [s.state for s in buzzer.states].count(True) == 3
+
+
+def test_buttons_reach_the_referee(factory, signals):
+    for role in ("accept", "undo", "menu"):
+        factory.pin(DEFAULT_PINS[role]).drive_low()
+        factory.pin(DEFAULT_PINS[role]).drive_high()
+    presses = drain_presses(signals.events)
+    assert [p.button for p in presses] == [Button.ACCEPT, Button.UNDO, Button.MENU]
+
+
+def test_display_unit_shows_text_score_and_point_lights():
+    with SimulatedDisplayUnit() as unit:
+        link = DisplayLink(unit.url)
+        try:
+            out = DisplayOutput(link)
+            out.handle(Display(("Alice 1 - 0 Bob (5)", "Illegal: point 7 is closed")))
+            out.handle(Scoreboard((1, 0), 5, False, False, 2, BLACK, (300.0, 280.0, "white")))
+            out.handle(PointLights({"7": "red", "bar": "red"}))
+            assert unit.wait_until(lambda s: any("point 7" in r for r in s.rows) and 7 in s.lights
+                                   and 25 in s.lights and s.match is not None, timeout=5)
+        finally:
+            link.close()
+
+
+class Broken:
+    def handle(self, signal):
+        raise OSError("the display unit was unplugged")
+
+
+class Camera:
+    """A camera that delivers ``good`` frames, then fails ``bad`` times, then delivers again."""
+
+    def __init__(self, good: int, bad: int):
+        self.good, self.bad, self.released = good, bad, 0
+
+    def read(self):
+        if self.good:
+            self.good -= 1
+            return True, object()
+        if self.bad:
+            self.bad -= 1
+            return False, None
+        return True, object()
+
+    def release(self):
+        self.released += 1
+
+
+class Reader:
+    def read(self, frame, t):
+        return seen(Position.initial(), t=t)
+
+
+def test_a_failing_output_and_a_failing_camera_do_not_stop_the_referee(tmp_path):
+    journal = Journal(tmp_path / "j")
+    log = open_match(journal, ("A", "B"), MatchRules(length=3))
+    shown = []
+
+    class Keep:
+        def handle(self, signal):
+            shown.append(signal)
+
+    now = [0.0]
+    camera = Camera(good=3, bad=2)
+    service = Service(Referee(log), journal, Reader(), [Broken(), Keep()], open_camera=lambda: camera,
+                      clock=lambda: now[0])
+    service.start()
+    for _ in range(40):
+        now[0] += 0.5
+        service.step()
+    assert service.output_errors > 0
+    assert [e["type"] for e in Journal(tmp_path / "j").events] == ["match", "game"]
+    assert any(isinstance(s, Display) and "Camera lost" in s.lines for s in shown)
+    assert camera.released >= 1 and service.frames > 3
+
+
+def test_events_are_journaled_before_signals(tmp_path):
+    journal = Journal(tmp_path / "j")
+    log = open_match(journal, ("A", "B"), MatchRules(length=3))
+    seen_in_journal = []
+
+    class Check:
+        def handle(self, signal):
+            seen_in_journal.append(len(Journal(tmp_path / "j").events))
+
+    service = Service(Referee(log), journal, Reader(), [Check()], open_camera=lambda: None)
+    service.publish(Decision(events=[{"type": "game"}], signals=[Display(("x",))]))
+    assert seen_in_journal == [2]
+
+
+def test_bgref_run_sim_starts_the_simulated_table(tmp_path):
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--sim", "--frames", "15", "--speed", "100"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "display unit:" in result.stdout and "LEDs:" in result.stdout and "15 frames" in result.stdout
