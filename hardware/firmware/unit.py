@@ -70,9 +70,8 @@ def centre(text, cols):
     return " " * max(0, (cols - len(text)) // 2) + text
 
 
-def clock_text(ms):
-    """Remaining time as m:ss, rounded up so 0:00 means the time is out."""
-    seconds = (max(0, ms) + 999) // 1000
+def clock_text(seconds):
+    """Remaining whole seconds as m:ss."""
     return "%d:%02d" % (seconds // 60, seconds % 60)
 
 
@@ -123,6 +122,9 @@ class DisplayUnit:
         self._tone_until = None
         self.rows = None  # what the display shows
         self.pixels = None  # what the strip shows
+        self._changes = 0  # counts changes of text, match and lights
+        self._screen_key = None  # what the shown rows were composed from
+        self._pixels_key = None
         self._faulty = {}  # device name -> True once its fault was reported
         self._announce_boot(now)
 
@@ -242,6 +244,8 @@ class DisplayUnit:
                 self._beep(frequency, duration, now)
             else:
                 self._report(core.ERR_UNKNOWN_TYPE, "message type 0x%02x" % mtype)
+                return
+            self._changes += 1
         except core.ProtocolError as err:
             self._report(core.ERR_MALFORMED, str(err))
 
@@ -269,13 +273,21 @@ class DisplayUnit:
         if self._tone_until is not None and now >= self._tone_until:
             self._tone_until = None
             self._device("buzzer", self.buzzer.tone, 0)
-        rows = self.compose(now)
-        if rows != self.rows and self._device("display", self.display.show, rows):
-            self.rows = rows
+        # Compose only when something shown can have changed: the loop runs every
+        # millisecond on the unit, and composing allocates.
+        key = (self._changes, self.heard_at is None, self.linked(now), self._clocks(now))
+        if key != self._screen_key:
+            rows = self.compose(now)
+            if rows == self.rows or self._device("display", self.display.show, rows):
+                self.rows = rows
+                self._screen_key = key
         if self.strip is not None:
-            pixels = self.pixel_frame(now)
-            if pixels != self.pixels and self._device("strip", self.strip.show, pixels):
-                self.pixels = pixels
+            key = (self._changes, self._blink_lit(now))
+            if key != self._pixels_key:
+                pixels = self.pixel_frame(now)
+                if pixels == self.pixels or self._device("strip", self.strip.show, pixels):
+                    self.pixels = pixels
+                    self._pixels_key = key
 
     def linked(self, now):
         """Whether the host has been heard from within ``host_silence_ms``."""
@@ -303,7 +315,8 @@ class DisplayUnit:
         lines = []
         match = self.match
         if match is not None and match[0] & core.MATCH_SHOWN:
-            flags, white, black, length, cube_log2, owner, white_ms, black_ms, running = match
+            flags, white, black, length, cube_log2, owner = match[:6]
+            running = match[8]
             lines.append(spread("W %d  B %d" % (white, black), "/%d" % length if length else "money", cols))
             cube = "Cube %d" % (1 << cube_log2)
             if owner:
@@ -315,15 +328,11 @@ class DisplayUnit:
                 tag = "POST"
             lines.append(spread(cube, tag, cols))
             if flags & core.MATCH_CLOCK:
-                elapsed = now - self._match_at
-                if running == core.WHITE_SIDE:
-                    white_ms -= elapsed
-                elif running == core.BLACK_SIDE:
-                    black_ms -= elapsed
+                white_left, black_left = self._clocks(now)
                 lines.append(
                     spread(
-                        "W" + ("*" if running == core.WHITE_SIDE else " ") + clock_text(white_ms),
-                        "B" + ("*" if running == core.BLACK_SIDE else " ") + clock_text(black_ms),
+                        "W" + ("*" if running == core.WHITE_SIDE else " ") + clock_text(white_left),
+                        "B" + ("*" if running == core.BLACK_SIDE else " ") + clock_text(black_left),
                         cols,
                     )
                 )
@@ -334,13 +343,31 @@ class DisplayUnit:
             lines.append("")
         return [ascii_row(line, cols) for line in lines]
 
+    def _clocks(self, now):
+        """Both clocks' remaining seconds at ``now``, the running one counted down and rounded
+        up (0 means the time is out); None when no clock is shown."""
+        match = self.match
+        if match is None or not match[0] & core.MATCH_SHOWN or not match[0] & core.MATCH_CLOCK:
+            return None
+        white_ms, black_ms, running = match[6], match[7], match[8]
+        elapsed = now - self._match_at
+        if running == core.WHITE_SIDE:
+            white_ms -= elapsed
+        elif running == core.BLACK_SIDE:
+            black_ms -= elapsed
+        return (max(0, white_ms) + 999) // 1000, (max(0, black_ms) + 999) // 1000
+
+    def _blink_lit(self, now):
+        """Whether blinking lights are in their lit half-period now."""
+        return (now // self.config["blink_ms"]) % 2 == 0
+
     def pixel_frame(self, now):
         """The strip's ``(r, g, b)`` per LED at ``now``: steady lights, blinking ones in phase."""
         cfg = self.config
         length = cfg["strip_length"]
         pixel_map = cfg["pixel_map"]
         scale = cfg["brightness"]
-        lit = (now // cfg["blink_ms"]) % 2 == 0
+        lit = self._blink_lit(now)
         pixels = [(0, 0, 0)] * length
         for location in self.lights:
             rgb, mode = self.lights[location]
