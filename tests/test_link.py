@@ -160,6 +160,50 @@ def test_an_absent_unit_costs_the_referee_nothing(tmp_path):
         assert link.unit is None
 
 
+class StalledPort:
+    """A port whose writes hang until released: a unit that stopped reading."""
+
+    def __init__(self):
+        self.writing = threading.Event()
+        self.release = threading.Event()
+        self.in_waiting = 0
+
+    def write(self, data):
+        self.writing.set()
+        self.release.wait()
+        return len(data)
+
+    def read(self, size):
+        self.release.wait(0.05)
+        return b""
+
+    def close(self):
+        self.release.set()
+
+
+def test_a_unit_that_stopped_reading_costs_the_referee_nothing(monkeypatch):
+    port = StalledPort()
+    monkeypatch.setattr("firmware_bridge.link.serial.serial_for_url", lambda url, **kwargs: port)
+    with DisplayLink("/dev/ttyACM0") as link:
+        assert port.writing.wait(CONNECT)  # the link thread is stuck in write()
+
+        def referee():
+            for i in range(500):
+                link.show_text([f"line {i}"])
+                link.set_match_state(MatchState(score=(i % 5, 1), match_length=5))
+                link.light_points({i % 24 + 1: ("green", False)})
+                link.beep()
+            _ = link.state, link.detail, link.unit
+
+        caller = threading.Thread(target=referee)
+        caller.start()
+        caller.join(CONNECT)
+        stuck = caller.is_alive()
+        port.release.set()
+        caller.join()
+        assert not stuck, "a setter waited for the port"
+
+
 def test_a_port_that_never_answers_is_closed_and_tried_again():
     master, slave = os.openpty()
     tty.setraw(master)
