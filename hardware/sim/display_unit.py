@@ -286,15 +286,13 @@ class SimulatedDisplayUnit:
             return self._changed.wait_for(lambda: predicate(self._take_snapshot()), timeout)
 
     def render(self) -> str:
+        """What the unit shows, drawn as text (the referee's terminal view uses this)."""
         return self.snapshot().render()
 
     @property
     def bytes_to_unit(self) -> int:
+        """Bytes the host has written to the unit so far (before damage)."""
         return self._to_unit.sent
-
-    @property
-    def bytes_to_host(self) -> int:
-        return self._to_host.sent
 
     # ------------------------------------------------------------ internals (under the lock)
 
