@@ -128,11 +128,13 @@ class TableCamera:
             for die, start, spin in zip(placed, starts, spins):
                 p0 = start + (np.array(die.at) - start) * (1 - (1 - t0) ** 2)
                 p1 = start + (np.array(die.at) - start) * (1 - (1 - t1) ** 2)
-                # a die about to stop already shows the face it lands on
-                value = die.value if k >= steps - 2 else int(self._rng.integers(1, 7))
+                motion = (float(p1[0] - p0[0]), float(p1[1] - p0[1]))
+                # a die that no longer visibly moves already shows the face it lands on
+                rolling = k < steps - 2 and Die(die.value, die.half, motion=motion).moving
+                value = int(self._rng.integers(1, 7)) if rolling else die.value
                 tumbling.append(Die(value, die.half, "flat", at=(float(p0[0]), float(p0[1])),
                                     yaw=die.yaw + spin * (1 - t0), colour=die.colour, pips=die.pips,
-                                    motion=(float(p1[0] - p0[0]), float(p1[1] - p0[1]))))
+                                    motion=motion))
             self._push(replace(self._scene, dice=lying + tuple(tumbling)))
         self._scene = replace(self._scene, dice=lying + tuple(placed))
         self._queue_still(settle)
