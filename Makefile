@@ -33,6 +33,11 @@ corpus: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/legal.py
+	$(PY) bench/check_corpus.py
+	$(PY) bench/link.py
+	$(PY) bench/dice.py
+	$(PY) bench/vision.py
+	$(PY) bench/referee.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
