@@ -61,3 +61,10 @@ def test_bad_configuration_names_file_and_key(tmp_path, text, words):
     with pytest.raises(ConfigError) as info:
         load(write(tmp_path, text))
     assert words in str(info.value) and "bgref.toml" in str(info.value)
+
+
+def test_the_pi_example_configuration_loads():
+    from pathlib import Path
+    config = load(Path(__file__).resolve().parents[1] / "hardware" / "pi" / "bgref.toml")
+    assert config.rules.length == 7 and config.gpio is not None and config.display.ports == ("/dev/ttyACM*",)
+    assert str(config.journal_dir).startswith("/var/lib/bgref")
