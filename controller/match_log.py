@@ -17,13 +17,14 @@ Events (``side`` is ``"white"`` or ``"black"``, ``t`` the time in seconds):
 - ``resign``: ``side``, ``kind`` (1 single, 2 gammon, 3 backgammon);
   ``resign_accept``, ``resign_refuse``: ``side``
 - ``undo``: the last play is taken back (its roll stays)
+- ``end``: a money session is over (between games)
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
-from engine.match import Game, Kind, Match, MatchRules, Outcome, Phase
+from engine.match import ActionRefused, Game, Kind, Match, MatchRules, Outcome, Phase
 from engine.moves import IllegalPlayError, Play, Step, segments_between
 from engine.position import WHITE, Position, Side
 from engine.records.model import Action, GameRecord, MatchRecord, Result, Turn
@@ -75,6 +76,7 @@ class MatchLog:
         self.rules = rules or MatchRules()
         self.date = date
         self.match = Match(self.rules)
+        self.ended = False
         self.games: list[GameLog] = []
         self.events: list[dict] = [self.match_event()]
         self._before_play: list[tuple[Match, int]] = []
@@ -101,6 +103,11 @@ class MatchLog:
     @property
     def game(self) -> Game | None:
         return self.match.game
+
+    @property
+    def finished(self) -> bool:
+        """The match is won, or the money session was ended."""
+        return self.match.over or self.ended
 
     @property
     def position(self) -> Position:
@@ -178,6 +185,13 @@ class MatchLog:
 
     def _on_accepted(self, event: dict) -> None:
         self._play(event, accepted=True)
+
+    def _on_end(self, event: dict) -> None:
+        if not self.rules.money:
+            raise ActionRefused("only a money session is ended by the players; a match ends when it is won")
+        if self.game is not None and self.game.phase is not Phase.OVER:
+            raise ActionRefused("the session can end only between games")
+        self.ended = True
 
     def _on_undo(self, event: dict) -> None:
         if not self._before_play:

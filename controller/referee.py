@@ -105,6 +105,11 @@ class RecalibrateRequested:
     """The players asked (MENU) for the camera to be calibrated again."""
 
 
+@dataclass(frozen=True)
+class NewMatchRequested:
+    """The match or session is finished and the players asked (MENU) for a new one."""
+
+
 @dataclass
 class Decision:
     """What one input produced: events to journal first, then signals to show."""
@@ -301,7 +306,7 @@ class Referee:
             self._moving(obs, dice, now, d)
 
     def _between_games(self, obs, d: Decision) -> None:
-        if self.log.match.over:
+        if self.log.finished:
             return
         if explains(obs, Position.initial(self.log.rules.variant)) and not obs.dice:
             self._accept({"type": "game"}, d)
@@ -588,6 +593,11 @@ class Referee:
                 for kind in Kind:
                     items.append((f"{side_name(side).capitalize()} resigns {kind.name.lower()}",
                                   {"type": "resign", "side": side_name(side), "kind": int(kind)}))
+        between = game is None or game.phase is Phase.OVER
+        if between and self.log.rules.money and not self.log.finished and self.log.games:
+            items.append(("End the session", {"type": "end"}))
+        if self.log.finished:
+            items.append(("Start a new match", "new-match"))
         items.append(("Calibrate the camera", "recalibrate"))
         return items
 
@@ -607,6 +617,9 @@ class Referee:
             d.signals.append(RecalibrateRequested())
             self._show_state(d, "Calibrating the camera")
             return
+        if action == "new-match":
+            d.signals.append(NewMatchRequested())
+            return
         self._apply_action(action, d)
 
     def _apply_action(self, event: dict, d: Decision) -> None:
@@ -617,7 +630,7 @@ class Referee:
             self._show_state(d, f"Refused: {err}")
             return
         game = self.game
-        if game.phase is Phase.OVER:
+        if game is not None and game.phase is Phase.OVER and event["type"] != "end":
             self._finish_turn(d, str(game.outcome))
         else:
             self._show_state(d, self._status_text())
@@ -625,10 +638,13 @@ class Referee:
     # ------------------------------------------------------------------ display
     def _status_text(self) -> str:
         game = self.game
-        if game is None or (game.phase is Phase.OVER and not self.log.match.over):
-            return "Set up the board for the next game" if self.log.games else "Set up the board to start"
         if self.log.match.over:
             return f"{self.log.players[self.log.match.winner]} wins the match"
+        if self.log.finished:
+            score = self.log.match.score
+            return f"Session over: {self.log.players[0]} {score[0]}, {self.log.players[1]} {score[1]}"
+        if game is None or game.phase is Phase.OVER:
+            return "Set up the board for the next game" if self.log.games else "Set up the board to start"
         who = side_name(game.turn).capitalize() if game.turn is not None else ""
         return {
             Phase.OPENING: "Opening roll: one die each",
@@ -665,4 +681,4 @@ class Referee:
 
 
 __all__ = ["Referee", "Press", "Button", "Decision", "Lights", "Beep", "Display", "Scoreboard", "PointLights",
-           "RecordChanged", "RecalibrateRequested", "Timing", "explains", "Rule"]
+           "RecordChanged", "RecalibrateRequested", "NewMatchRequested", "Timing", "explains", "Rule"]

@@ -17,7 +17,9 @@ from typing import Callable, Iterable, Protocol
 
 from controller.journal import Journal
 from controller.match_log import MatchLog
-from controller.referee import Beep, Decision, Display, Press, Referee
+from controller.referee import Beep, Decision, Display, NewMatchRequested, Press, RecalibrateRequested, Referee
+from vision.calibration import CalibrationError, calibrate
+from vision.reader import BoardReader
 
 log = logging.getLogger("bgref.service")
 
@@ -63,8 +65,12 @@ class Service:
 
     def __init__(self, referee: Referee, journal: Journal, reader: Reader, outputs: Iterable[Output],
                  open_camera: Callable[[], object], buttons: Callable[[], list[Press]] = lambda: [],
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, calibration_path=None,
+                 new_match: Callable[[Service], None] | None = None):
         self.referee = referee
+        self.calibration_path = calibration_path
+        self.new_match = new_match
+        self.recalibrate_at: float | None = None
         self.journal = journal
         self.reader = reader
         self.outputs = list(outputs)
@@ -83,6 +89,10 @@ class Service:
         for event in decision.events:
             self.journal.append(event)
         for signal in decision.signals:
+            if isinstance(signal, RecalibrateRequested):
+                self.recalibrate_at = self.clock()
+            elif isinstance(signal, NewMatchRequested) and self.new_match is not None:
+                self.new_match(self)
             for output in self.outputs:
                 try:
                     output.handle(signal)
@@ -118,7 +128,27 @@ class Service:
         return True
 
     def handle_frame(self, frame, now: float) -> None:
-        self.handle_observation(self.reader.read(frame, now), now)
+        if self.recalibrate_at is not None and now >= self.recalibrate_at:
+            self.recalibrate(frame, now)
+        observation = self.reader.read(frame, now)
+        if getattr(observation, "camera_moved", False) and self.recalibrate_at is None:
+            self.recalibrate_at = now  # the referee knows the position: calibrate again without touching it
+        self.handle_observation(observation, now)
+
+    def recalibrate(self, frame, now: float) -> None:
+        """Calibrate the camera again on the position the referee knows is on the board."""
+        try:
+            calibration = calibrate(frame, self.referee.log.position)
+        except CalibrationError as err:
+            self.recalibrate_at = now + 2.0
+            log.warning("calibration failed: %s", err)
+            self.publish(Decision(signals=[Display(("Cannot see the board to calibrate:", str(err)[:60]))]))
+            return
+        self.recalibrate_at = None
+        self.reader = BoardReader(calibration)
+        if self.calibration_path is not None:
+            calibration.save(self.calibration_path)
+        self.publish(self.referee.start(now))
 
     def handle_observation(self, observation, now: float) -> None:
         self.last_observation = observation

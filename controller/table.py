@@ -71,6 +71,29 @@ def _referee(config: Config, match_log) -> Referee:
     return Referee(match_log, config.timing, config.clock)
 
 
+def start_new_match(config: Config, players: tuple[str, str], rules) -> Callable[[Service], None]:
+    """What the service does when the players ask for a new match: the finished one is archived.
+
+    The journal of the finished match is renamed beside it (``<date>-<players>-<n>.journal``)
+    and a new one is started; the recorder writes the new match to its own file.
+    """
+    def new_match(service: Service) -> None:
+        old_log = service.referee.log
+        service.journal.close()
+        current = service.journal.path
+        stem = _record_path(config, old_log).stem
+        n = 1
+        while (current.parent / f"{stem}-{n}.journal").exists():
+            n += 1
+        current.rename(current.parent / f"{stem}-{n}.journal")
+        service.journal, match_log = _journal_and_log(config, players, rules)
+        service.referee = _referee(config, match_log)
+        service.outputs = [Recorder(match_log, _record_path(config, match_log)) if isinstance(o, Recorder) else o
+                           for o in service.outputs]
+        service.publish(service.referee.start(service.clock()))
+    return new_match
+
+
 def simulated_table(config: Config, match_file: Path = DEMO_MATCH, seed: int = 0, speed: float = 1.0,
                     size: tuple[int, int] = (1280, 720), style: str = "classic", difficulty: float = 0.3,
                     stream=sys.stdout, pty_link: str | None = None) -> Table:
@@ -101,14 +124,14 @@ def simulated_table(config: Config, match_file: Path = DEMO_MATCH, seed: int = 0
     signals = TableSignals(DEFAULT_PINS, events=events, pin_factory=MockFactory())
     table.closers.append(signals.close)
     journal, match_log = _journal_and_log(config, record.players, record.rules)
-    table.closers.append(journal.close)
+    table.closers.append(lambda: table.service.journal.close())
     view = TerminalView(stream, board=lambda: table.service.last_observation, variant=variant,
                         unit=unit.render)
     outputs = [view, GpioOutput(signals), DisplayOutput(link), PlayersSight(players),
                Recorder(match_log, _record_path(config, match_log))]
     table.service = Service(_referee(config, match_log), journal, reader, outputs,
                             open_camera=lambda: source, buttons=lambda: drain_presses(events),
-                            clock=lambda: source.now)
+                            clock=lambda: source.now, new_match=start_new_match(config, record.players, record.rules))
     table.running = source.isOpened
     table.stopped = lambda: source.error
     return table
@@ -132,12 +155,13 @@ def real_table(config: Config) -> Table:
         table.closers.append(signals.close)
         outputs.append(GpioOutput(signals))
     journal, match_log = _journal_and_log(config, config.players, config.rules)
-    table.closers.append(journal.close)
+    table.closers.append(lambda: table.service.journal.close())
     outputs.append(Recorder(match_log, _record_path(config, match_log)))
     reader = BoardReader(_calibration(config, open_source(config.camera.source), match_log.position))
     table.service = Service(_referee(config, match_log), journal, reader, outputs,
                             open_camera=lambda: open_source(config.camera.source),
-                            buttons=lambda: drain_presses(events))
+                            buttons=lambda: drain_presses(events), calibration_path=config.camera.calibration,
+                            new_match=start_new_match(config, config.players, config.rules))
     return table
 
 

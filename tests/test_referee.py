@@ -215,3 +215,31 @@ def test_restart_from_the_events_gives_the_same_state():
     assert log.match == table.referee.log.match and log.position == table.position
     restarted = Referee(log)
     assert restarted.game.cube == 2 and restarted.game.turn == BLACK
+
+
+def test_a_money_session_ends_from_the_menu_and_a_new_match_is_offered():
+    from referee_table import Table as T
+    table = T(rules=MatchRules(length=0))
+    table.look(START)
+    table.look(START, [Die(3, "white"), Die(1, "black")])
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    table.look(after)
+    table.look(after, cube=Cube(2, "black"))
+    labels = [label for label, _ in table.referee.menu_items()]
+    assert "End the session" not in labels  # a game is being played
+    for _ in range(labels.index("White drops") + 1):
+        table.press("menu")
+    table.press("accept")
+    labels = [label for label, _ in table.referee.menu_items()]
+    for _ in range(labels.index("End the session") + 1):
+        table.press("menu")
+    d = table.press("accept")
+    assert types(d) == ["end"] and table.referee.log.finished
+    assert "Session over" in texts(d)[-1]
+    assert types(table.look(START)) == []  # no new game in an ended session
+    labels = [label for label, _ in table.referee.menu_items()]
+    for _ in range(labels.index("Start a new match") + 1):
+        table.press("menu")
+    from controller.referee import NewMatchRequested
+    d = table.press("accept")
+    assert any(isinstance(s, NewMatchRequested) for s in d.signals)

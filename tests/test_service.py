@@ -153,3 +153,43 @@ def test_bgref_run_sim_starts_the_simulated_table(tmp_path):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "display unit:" in result.stdout and "LEDs:" in result.stdout and "15 frames" in result.stdout
+
+
+def test_a_new_match_archives_the_finished_one(tmp_path):
+    from controller.config import Config
+    from controller.recorder import Recorder
+    from controller.referee import NewMatchRequested
+    from controller.table import _journal_and_log, _record_path, start_new_match
+    config = Config(journal_dir=tmp_path / "journal", record_dir=tmp_path / "matches")
+    journal, log = _journal_and_log(config, ("Ann", "Bo"), MatchRules(length=1))
+    journal.append({"type": "game"})
+    log.apply({"type": "game"})
+    recorder = Recorder(log, _record_path(config, log))
+    service = Service(Referee(log), journal, Reader(), [recorder], open_camera=lambda: None,
+                      new_match=start_new_match(config, ("Ann", "Bo"), MatchRules(length=1)))
+    service.publish(Decision(signals=[NewMatchRequested()]))
+    archived = list((tmp_path / "journal").glob("*-Ann-Bo-1.journal"))
+    assert len(archived) == 1 and [e["type"] for e in Journal(archived[0]).events] == ["match", "game"]
+    assert [e["type"] for e in Journal(tmp_path / "journal" / "current.journal").events] == ["match"]
+    assert service.referee.log is not log and service.outputs[0].log is service.referee.log
+
+
+def test_a_moved_camera_is_calibrated_again_on_the_known_position(tmp_path):
+    from hardware.sim.renderer import Conditions, render
+    from vision.reader import BoardReader
+    image, _ = render(Position.initial(), seed=4, style="tournament", conditions=Conditions.clean())
+
+    class Moved:
+        def read(self, frame, t):
+            obs = seen(Position.initial(), t=t)
+            return type("Obs", (), {**{k: getattr(obs, k) for k in obs.__dataclass_fields__},
+                                    "camera_moved": True, "to_position": obs.to_position})()
+
+    journal = Journal(tmp_path / "j")
+    log = open_match(journal, ("A", "B"), MatchRules(length=3))
+    service = Service(Referee(log), journal, Moved(), [], open_camera=lambda: None,
+                      calibration_path=tmp_path / "cal.json")
+    service.handle_frame(image, 1.0)
+    assert service.recalibrate_at == 1.0
+    service.handle_frame(image, 1.1)
+    assert isinstance(service.reader, BoardReader) and (tmp_path / "cal.json").exists()
