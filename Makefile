@@ -32,6 +32,7 @@ corpus: $(STAMP)
 	$(PY) bench/check_corpus.py --roundtrip
 
 bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) bench/legal.py
 	$(PY) bench/check_corpus.py
 	$(PY) bench/link.py
