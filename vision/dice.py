@@ -20,6 +20,7 @@ read on a patch warped from the full-resolution frame through the calibration.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -43,6 +44,9 @@ CANONICAL: dict[int, np.ndarray] = {
 
 # the 3x3 pip sites, row by row (index 4 is the centre), in units of the pip spacing
 _SITES = np.array([(x, y) for y in (-1, 0, 1) for x in (-1, 0, 1)], np.float32)
+# the points half-way along the diagonals between the sites: on a face they show the face's
+# colour (a line, an edge or a groove runs through them)
+_GAPS = np.array([(x, y) for y in (-0.5, 0.5) for x in (-0.5, 0.5)], np.float32)
 
 
 def _sites(*on: int) -> np.ndarray:
@@ -88,14 +92,16 @@ class Die:
 class FaceRead:
     """The top face read on a patch: its ``value``, ``confidence`` 0..1, the face's
     ``centre`` (patch pixels), ``angle`` (radians, modulo a quarter turn), the pip
-    ``spacing`` (pixels) across and along the face and the pip ``margin`` (Lab units)."""
+    ``spacing`` (pixels) across and along the face, the ``fit`` (share of the face's
+    colour variance the pattern explains) and the pips' ``contrast`` (Lab distance)."""
 
     value: int
     confidence: float
     centre: tuple[float, float]
     angle: float
     spacing: tuple[float, float]
-    margin: float
+    fit: float
+    contrast: float
 
     @property
     def squareness(self) -> float:
@@ -110,6 +116,8 @@ _RATIOS = (0.25, 0.285)                 # pip spacing / face side tried (dice ma
 MIN_FIT = 0.2                          # share of the face's colour variance the pips must explain
 MIN_CONTRAST = 20.0                     # Lab distance between pips and face a face must show
 WEAKEST = 0.5                          # the weakest pip's contrast over the pips' mean contrast
+GAP = 0.55                             # the most pip-like gap between sites, over the pips' mean contrast
+PIP = 0.31                             # a pip's radius over the pip spacing
 
 
 def edge_angle(patch: np.ndarray, die_px: float) -> float:
@@ -127,35 +135,119 @@ def edge_angle(patch: np.ndarray, die_px: float) -> float:
     return float(np.angle(z) / 4)
 
 
+def pip_angle(lab: np.ndarray, die_px: float) -> float | None:
+    """The die's turn modulo a quarter turn from its strongest pip-like spots near the
+    centre: two pips one spacing apart (or two) lie along the face's rows, a spacing
+    times the square root of two apart along its diagonals. None with fewer than two spots."""
+    sigma = max(0.055 * die_px, 0.7)
+    dog = cv2.GaussianBlur(lab, (0, 0), sigma) - cv2.GaussianBlur(lab, (0, 0), 2.5 * sigma)
+    strength = (dog * dog).sum(axis=2)
+    n = lab.shape[0]
+    yy, xx = np.mgrid[:n, :n].astype(np.float32) - (n - 1) / 2
+    strength[xx * xx + yy * yy > (0.6 * die_px) ** 2] = 0
+    k = max(3, int(0.18 * die_px) | 1)
+    peak = cv2.dilate(strength, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    ys, xs = np.nonzero((strength >= peak) & (strength > 0.2 * strength.max()))
+    if len(xs) < 2:
+        return None
+    order = np.argsort(-strength[ys, xs])[:5]
+    pts = np.stack([xs[order], ys[order]], axis=1).astype(np.float32)
+    vote = 0j
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            d = pts[j] - pts[i]
+            ratio = float(np.hypot(*d)) / (0.25 * die_px)     # in (about) pip spacings
+            phi = float(np.arctan2(d[1], d[0]))
+            if 0.75 < ratio < 1.2 or 1.7 < ratio < 2.3:
+                vote += np.exp(4j * phi)
+            elif 1.2 <= ratio <= 1.7:
+                vote += np.exp(4j * (phi - np.pi / 4))
+    return None if abs(vote) < 0.5 else float(np.angle(vote) / 4)
+
+
 def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.2,
-              faces: tuple[float, ...] = PHOTO_FACES) -> FaceRead | None:
+              faces: tuple[float, ...] = PHOTO_FACES, blob: float | None = None) -> FaceRead | None:
     """Read the top face of the die centred in ``patch`` (square, BGR), ``die_px`` wide
     (default: the patch holds the die as ``read_patch`` makes it). The face's centre may
     lie up to ``search`` die widths from the patch centre (a die seen at a slant shows
-    its sides on one side), and its side is one of ``faces`` die widths. None when no
-    face pattern fits.
+    its sides on one side), and its side is one of ``faces`` die widths. With ``blob``,
+    spots that fit as well when ``blob`` times larger are not pips (a checker's glint or
+    rings). None when no face pattern fits.
 
-    Every hypothesis (face centre, size, pip spacing, value) is scored by how much of
-    the colour variance inside the face square a two-colour model explains: the face's
-    colour everywhere but at the value's pip discs, which take the pip colour. Missing
-    pips, extra pips and blotches all lower it; the best value's fit over the best
-    other value's is the confidence.
+    The face is tried upright at the turn of the die's outline and at the turn of its
+    pips. Every hypothesis (face centre, size, pip spacing, value) is scored by how much
+    of the colour variance inside the face square a two-colour model explains: the
+    face's colour everywhere but at the value's pip discs, which take the pip colour.
+    Missing pips, extra pips and blotches all lower it; the best value's fit over the
+    best other value's is the confidence.
     """
     n = patch.shape[0]
     die_px = float(die_px or n * DIE_PX / PATCH)
-    turn = edge_angle(patch, die_px)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+    turns = [edge_angle(patch, die_px)]
+    by_pips = pip_angle(lab, die_px)
+    if by_pips is not None and abs(np.angle(np.exp(4j * (by_pips - turns[0])))) / 4 > np.deg2rad(5):
+        turns.append(by_pips)
     centre = ((n - 1) / 2, (n - 1) / 2)
-    upright = cv2.getRotationMatrix2D(centre, float(np.rad2deg(turn)), 1.0)
-    lab = cv2.cvtColor(cv2.warpAffine(patch, upright, (n, n), flags=cv2.INTER_LINEAR,
-                                      borderMode=cv2.BORDER_REPLICATE), cv2.COLOR_BGR2LAB).astype(np.float32)
+    best = None
+    for turn in turns:
+        upright = cv2.getRotationMatrix2D(centre, float(np.rad2deg(turn)), 1.0)
+        fits = _fit_upright(cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR,
+                                           borderMode=cv2.BORDER_REPLICATE), die_px, search, faces)
+        if best is None or fits[0].max() > best[0][0].max():
+            best = (fits, turn, upright)
+    (fit_by_pattern, at_by_pattern), turn, upright = best
+    p = int(np.argmax(fit_by_pattern))
+    fit = float(fit_by_pattern[p])
+    if fit < MIN_FIT or at_by_pattern[p] is None:
+        return None
+    value = int(_VALUE[p])
+    rival = max(float(f) for f, v in zip(fit_by_pattern, _VALUE) if v != value)
+    place, spacing, contrast, side = at_by_pattern[p]
+    lab_upright = cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if blob and _fit_one(lab_upright, place, side, spacing, _ON[p], blob) >= _fit_one(
+            lab_upright, place, side, spacing, _ON[p], 1.0):
+        return None
+    cx, cy = cv2.invertAffineTransform(upright) @ np.array([place[0], place[1], 1.0])
+    return FaceRead(value, float(np.clip((fit - rival) / fit * 2.0, 0.0, 1.0)), (float(cx), float(cy)), turn,
+                    (spacing, spacing), fit, contrast)
+
+
+def _fit_one(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray, scale: float) -> float:
+    """The fit (see ``read_face``) of one upright hypothesis with pips ``scale`` times the usual size."""
+    n = lab.shape[0]
+    half = 0.46 * side
+    x0, y0 = (int(np.clip(round(v - half), 0, n)) for v in place)
+    x1, y1 = (int(np.clip(round(v + half) + 1, 0, n)) for v in place)
+    window = lab[y0:y1, x0:x1].reshape(-1, 3)
+    if len(window) < 4:
+        return 0.0
+    pip_r = PIP * spacing * scale
+    discs = cv2.blur(lab, (max(int(round(1.7 * pip_r)), 1),) * 2)
+    pts = (np.float32(place) + _SITES[on] * spacing).astype(np.float32)
+    pips = cv2.remap(discs, pts[None, :, 0], pts[None, :, 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)[0].mean(axis=0)
+    mean = window.mean(axis=0)
+    share = min(max(on.sum() * np.pi * pip_r * pip_r / len(window), 1e-3), 0.9)
+    step = (pips - mean) / (1 - share)
+    return float(share * (1 - share) * (step @ step) / max(window.var(axis=0).sum(), 1e-3))
+
+
+def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...]):
+    """Best fit per pattern of an upright face (see ``read_face``) and where it was:
+    (fits, [(place, spacing, contrast) or None])."""
+    n = lab.shape[0]
+    centre = ((n - 1) / 2, (n - 1) / 2)
     sums = cv2.integral(lab)                     # (n+1, n+1, 3)
     squares = cv2.integral(lab * lab)
     r = search * die_px
-    offsets = np.arange(-r, r + 1e-6, max(1.0, die_px / 34))
+    offsets = np.arange(-r, r + 1e-6, max(1.0, die_px / 15))
     tx, ty = np.meshgrid(offsets, offsets)
     places = np.stack([tx.ravel(), ty.ravel()], axis=1).astype(np.float32) + np.float32(centre)
     best_fit = np.zeros(len(PATTERNS))
     best_at: list = [None] * len(PATTERNS)
+    counts = _ON.sum(axis=1).astype(np.float32)                                      # (P,)
+    average = _ON / counts[:, None]                                                  # (P,9)
     for face in faces:
         side = face * die_px
         half = 0.46 * side
@@ -163,49 +255,39 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
         x1 = np.clip(np.round(places[:, 0] + half).astype(int) + 1, 0, n)
         y0 = np.clip(np.round(places[:, 1] - half).astype(int), 0, n)
         y1 = np.clip(np.round(places[:, 1] + half).astype(int) + 1, 0, n)
-        area = np.maximum((x1 - x0) * (y1 - y0), 1).astype(np.float32)[:, None]
+        area = np.maximum((x1 - x0) * (y1 - y0), 1).astype(np.float32)
         total = sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
         total2 = squares[y1, x1] - squares[y0, x1] - squares[y1, x0] + squares[y0, x0]
-        mean = total / area
-        variance = np.maximum(total2 / area - mean * mean, 1e-3).sum(axis=1)       # (K,)
+        mean = total / area[:, None]
+        variance = np.maximum(total2 / area[:, None] - mean * mean, 1e-3).sum(axis=1)   # (K,)
         for ratio in _RATIOS:
             spacing = ratio * side
-            pip_r = 0.31 * spacing
+            pip_r = PIP * spacing
             k = max(int(round(1.7 * pip_r)), 1)
             discs = cv2.blur(lab, (k, k))
-            grid = places[:, None, :] + _SITES[None] * spacing
-            at = np.stack([cv2.remap(discs[:, :, c], grid[..., 0], grid[..., 1], cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_REPLICATE) for c in range(3)], axis=2)  # (K,9,3)
-            pip_area = np.pi * pip_r * pip_r
-            for p, (_, on) in enumerate(PATTERNS):
-                m = int(on.sum())
-                share = np.clip(m * pip_area / area[:, 0], 1e-3, 0.9)                # mean of the template
-                pips = at[:, on, :].mean(axis=1)                                    # (K,3) pip colour
-                delta = pips - mean                                                 # pip colour - window mean
-                cov = share[:, None] * delta                                        # E[T*I] - E[T]E[I]
-                fit = (cov * cov).sum(axis=1) / (share * (1 - share) * variance)
-                step = delta / (1 - share)[:, None]                                 # pip - face colour
-                contrast = np.linalg.norm(step, axis=1)
-                face_colour = pips - step
-                each = ((at[:, on, :] - face_colour[:, None, :]) * step[:, None, :]).sum(axis=2)
-                weakest = each.min(axis=1) / np.maximum(contrast * contrast, 1e-3)   # 1: as strong as the mean
-                fit = np.where((contrast >= MIN_CONTRAST) & (weakest >= WEAKEST), fit, 0.0)
-                i = int(np.argmax(fit))
-                if fit[i] > best_fit[p]:
-                    best_fit[p] = float(fit[i])
-                    best_at[p] = (places[i], spacing, float(contrast[i]))
-    value_fit = {v: max(best_fit[p] for p in range(len(PATTERNS)) if _VALUE[p] == v) for v in range(1, 7)}
-    p = int(np.argmax(best_fit))
-    fit = float(best_fit[p])
-    if fit < MIN_FIT or best_at[p] is None:
-        return None
-    value = int(_VALUE[p])
-    rival = max(f for v, f in value_fit.items() if v != value)
-    place, spacing, contrast = best_at[p]
-    back = cv2.invertAffineTransform(upright)
-    cx, cy = back @ np.array([place[0], place[1], 1.0])
-    return FaceRead(value, float(np.clip((fit - rival) / fit * 2.0, 0.0, 1.0)), (float(cx), float(cy)), turn,
-                    (spacing, spacing), fit)
+            grid = places[:, None, :] + np.concatenate([_SITES, _GAPS])[None] * spacing
+            sampled = cv2.remap(discs, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)                    # (K,9+4,3)
+            at, gaps = sampled[:, :9], sampled[:, 9:]
+            share = np.clip(counts[None] * (np.pi * pip_r * pip_r) / area[:, None], 1e-3, 0.9)   # (K,P)
+            pips = np.matmul(average, at)                                           # (K,P,3) pip colour
+            step = (pips - mean[:, None, :]) / (1 - share)[..., None]               # pip - face colour
+            contrast2 = (step * step).sum(axis=2)
+            # share of the window's colour variance a face-and-pips template explains
+            fit = share * (1 - share) * contrast2 / variance[:, None]
+            face_colour = pips - step
+            base = (face_colour * step).sum(axis=2)[..., None]
+            each = np.matmul(step, at.transpose(0, 2, 1)) - base                   # (K,P,9) pip-likeness
+            weakest = np.where(_ON[None], each, np.inf).min(axis=2) / np.maximum(contrast2, 1e-3)
+            between = np.matmul(step, gaps.transpose(0, 2, 1)) - base                # (K,P,4)
+            strongest = np.maximum(np.where(_ON[None], -np.inf, each).max(axis=2),
+                                   between.max(axis=2)) / np.maximum(contrast2, 1e-3)
+            fit = np.where((contrast2 >= MIN_CONTRAST ** 2) & (weakest >= WEAKEST) & (strongest <= GAP), fit, 0.0)
+            i = np.argmax(fit, axis=0)                                              # (P,)
+            for p in np.nonzero(fit[i, np.arange(len(PATTERNS))] > best_fit)[0]:
+                best_fit[p] = float(fit[i[p], p])
+                best_at[p] = (places[i[p]], spacing, float(np.sqrt(contrast2[i[p], p])), side)
+    return best_fit, best_at
 
 
 def read_patch(image: np.ndarray, to_image: np.ndarray, size: int = PATCH) -> np.ndarray:
@@ -215,10 +297,11 @@ def read_patch(image: np.ndarray, to_image: np.ndarray, size: int = PATCH) -> np
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _patch_transform(centre, die_side: float, angle_deg: float = 0.0, size: int = PATCH) -> np.ndarray:
-    """Patch pixels to image pixels: the patch centred on ``centre``, turned by ``angle_deg``,
-    with a die of ``die_side`` image pixels ``DIE_PX`` patch pixels wide."""
-    k = die_side / (DIE_PX * size / PATCH)
+def _patch_transform(centre, die_side: float, angle_deg: float = 0.0, die_px: float = DIE_PX,
+                     size: int = PATCH) -> np.ndarray:
+    """Patch pixels to image pixels: the ``size`` patch centred on ``centre``, turned by
+    ``angle_deg``, showing a die of ``die_side`` image pixels ``die_px`` patch pixels wide."""
+    k = die_side / die_px
     t = np.deg2rad(angle_deg)
     c, s = np.cos(t) * k, np.sin(t) * k
     h = (size - 1) / 2
@@ -348,72 +431,129 @@ def _read_candidate(image: np.ndarray, rect) -> Die | None:
 
 
 # ---------------------------------------------------------------------- dice on a board
-CHANGE = 30.0           # Lab distance from the empty board that means something lies there
+CHANGE = 22.0           # Lab distance from the empty board that means something lies there
+SHADE = 0.4             # weight of darkening in that distance (shadows only darken)
+DETAIL = 25.0           # rise in fine detail (Laplacian) over the empty board that marks pips and edges
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
 CHECKER_RING = 0.42     # radius (checker diameters) of the ring a die on a checker sits inside
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
-BOARD_FACES = (0.85, 0.95, 1.05)
+BOARD_FACES = (0.88, 1.02)
+BOARD_PATCH = 64        # a board die's patch and the die's side in it: room around it for the
+BOARD_DIE_PX = 26.0     # top face's parallax
+BOARD_SEARCH = 0.55
+BOARD_BLOB = 2.0        # a checker's glint or rings fit as well as pips this much larger
+
+
+ToFrame = Callable[[np.ndarray], np.ndarray]     # canonical pixels (N x 2) to frame pixels (N x 2)
+
+
+def local_homography(to_frame: ToFrame, to_canonical: np.ndarray, size: int) -> np.ndarray:
+    """Patch pixels to frame pixels for a ``size`` patch placed on the canonical board by
+    ``to_canonical`` (3x3): the mapping fitted on the patch's corners, exact for a lens
+    without distortion and close enough over a patch for one with."""
+    corners = np.array([(0, 0), (size - 1, 0), (size - 1, size - 1), (0, size - 1)], np.float64)
+    on_board = _apply_many(to_canonical, corners)
+    in_frame = np.asarray(to_frame(on_board), np.float64).reshape(-1, 2)
+    return cv2.getPerspectiveTransform(corners.astype(np.float32), in_frame.astype(np.float32)).astype(np.float64)
+
+
+def is_mirrored(to_frame: ToFrame, model: BoardModel) -> bool:
+    """Whether the canonical view is the board's mirror image (its home board is on the
+    left as the camera sees it): a camera never mirrors, so the mapping turns it over."""
+    x0, y0, x1, y1 = model.field
+    c = ((x0 + x1) / 2, (y0 + y1) / 2)
+    a, bx, by = np.asarray(to_frame(np.array([c, (c[0] + 1, c[1]), (c[0], c[1] + 1)], np.float64)), np.float64)
+    return bool(np.linalg.det(np.array([bx - a, by - a])) < 0)
 
 
 class BoardDice:
     """Finds and reads the dice on a calibrated board.
 
-    ``homography`` maps frame pixels to the canonical board of ``model``; ``empty`` is
-    the canonical view of the empty board; ``checkers`` the two checker colours (Lab).
+    ``to_frame`` maps canonical pixels of ``model`` to frame pixels; ``empty`` is the
+    canonical view of the empty board; ``checkers`` the checker colours (Lab), if known.
     """
 
-    def __init__(self, model: BoardModel, homography: np.ndarray, empty: np.ndarray,
-                 checkers: tuple[tuple[float, float, float], tuple[float, float, float]]) -> None:
+    def __init__(self, model: BoardModel, to_frame: ToFrame, empty: np.ndarray,
+                 checkers: tuple[tuple[float, float, float], ...] = ()) -> None:
         self.model = model
-        self.to_frame = np.linalg.inv(np.asarray(homography, np.float64))
+        self.to_frame = to_frame
         self.empty_lab = cv2.cvtColor(cv2.GaussianBlur(empty, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-        self.checkers = np.array(checkers, np.float32)
+        self.empty_detail = cv2.dilate(_detail(empty), np.ones((3, 3), np.uint8))
+        self.checkers = np.array(checkers, np.float32).reshape(-1, 3)
         ppd = model.ppd
         opening = int(round(0.72 * ppd)) | 1
         self._opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (opening, opening))
+        close = int(round(0.25 * ppd)) | 1
+        self._close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close))
         x0, y0, x1, y1 = model.field
         w, h = model.size
         self._surface = np.zeros((h, w), np.uint8)
         self._surface[int(y0):int(np.ceil(y1)), int(x0):int(np.ceil(x1))] = 255
         self._die_canonical = DIE_SIDE * TOP_FACE * ppd
-        # a camera sees the board unmirrored: a homography that turns it over means the
-        # canonical view is the board's mirror image, and the players' right hands swap
-        jac = self._jacobian(((x0 + x1) / 2, (y0 + y1) / 2))
-        self._mirrored = bool(np.linalg.det(jac) < 0)
+        self._mirrored = is_mirrored(to_frame, model)     # then the players' right hands swap
 
     def read(self, frame: np.ndarray, canonical: np.ndarray) -> list[DieRead]:
         """The dice lying on the playing surface of ``frame`` (``canonical`` is its board view)."""
-        lab = cv2.cvtColor(cv2.GaussianBlur(canonical, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-        change = np.sqrt(((lab - self.empty_lab) ** 2).sum(axis=2))
-        changed = ((change > CHANGE).astype(np.uint8) * 255) & self._surface
-        checkerish = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._opening)
-        small = changed & ~cv2.dilate(checkerish, np.ones((3, 3), np.uint8))
-        near = np.min(np.linalg.norm(lab[:, :, None, :] - self.checkers[None, None], axis=3), axis=2)
-        foreign = ((near > FOREIGN) & (change > FOREIGN)).astype(np.uint8) * 255 & checkerish
+        candidates, checkerish = self.candidates(canonical)
         out: list[DieRead] = []
         taken: list[tuple[float, float]] = []
-        for centre in self._candidates(small) + self._candidates(foreign, min_area=0.05):
+        for centre in candidates:
             if any(np.hypot(centre[0] - x, centre[1] - y) < 0.4 * self.model.ppd for x, y in taken):
                 continue
-            die = self._read_at(frame, centre, changed, checkerish)
+            die = self._read_at(frame, centre, checkerish)
             if die is not None:
                 out.append(die)
                 taken.append(centre)
         return out
 
-    def _candidates(self, mask: np.ndarray, min_area: float = 0.08) -> list[tuple[float, float]]:
-        """Centroids of the die-sized blobs of ``mask`` (areas in square checker diameters)."""
-        ppd2 = self.model.ppd ** 2
-        n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        return [(float(centroids[i][0]), float(centroids[i][1])) for i in range(1, n)
-                if min_area * ppd2 <= stats[i, cv2.CC_STAT_AREA] <= 0.9 * ppd2]
+    def candidates(self, canonical: np.ndarray) -> tuple[list[tuple[float, float]], np.ndarray]:
+        """Canonical points where a die may lie, and the mask of what looks like checkers.
 
-    def _read_at(self, frame, centre, changed, checkerish) -> DieRead | None:
+        Something lies where the colour departs from the empty board (darkening counts
+        less: shadows); an opening by a disc narrower than a checker keeps the checkers
+        and drops dice, so the die-sized remains are candidates, and so are spots inside
+        the checkers whose colour is neither the board's nor a checker's."""
+        lab = cv2.cvtColor(cv2.GaussianBlur(canonical, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+        diff = lab - self.empty_lab
+        diff[..., 0] *= np.where(diff[..., 0] < 0, SHADE, 1.0)
+        change = np.sqrt((diff * diff).sum(axis=2))
+        changed = ((change > CHANGE).astype(np.uint8) * 255) & self._surface
+        checkerish = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._opening)
+        small = cv2.morphologyEx(changed & ~cv2.dilate(checkerish, np.ones((3, 3), np.uint8)), cv2.MORPH_CLOSE,
+                                 np.ones((3, 3), np.uint8))
+        found = self._candidates(small)
+        if len(self.checkers):
+            near = np.min(np.linalg.norm(lab[:, :, None, :] - self.checkers[None, None], axis=3), axis=2)
+            foreign = ((near > FOREIGN) & (change > FOREIGN)).astype(np.uint8) * 255 & checkerish
+            found += self._candidates(foreign, 0.2)
+        # fine detail the empty board lacks (pips, a die's outline) closed into solid spots:
+        # a white die on a white point changes little colour but much detail; checker rims stay rings
+        detail = ((_detail(canonical) - self.empty_detail > DETAIL).astype(np.uint8) * 255) & self._surface
+        detail = cv2.morphologyEx(detail, cv2.MORPH_CLOSE, self._close)
+        return found + self._candidates(detail), checkerish
+
+    def _candidates(self, mask: np.ndarray, solid: float = 0.3) -> list[tuple[float, float]]:
+        """Where ``mask`` holds something die-sized: the ridge points of its distance map at
+        least ``solid`` die sides deep (slivers and arcs are not), one per die-sized neighbourhood."""
+        side = DIE_SIDE * self.model.ppd
+        depth = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+        k = int(side) | 1
+        peak = cv2.dilate(depth, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        ys, xs = np.nonzero((depth >= peak) & (depth >= solid * side) & (depth <= 0.9 * side))
+        out: list[tuple[float, float]] = []
+        for i in np.argsort(-depth[ys, xs]):
+            p = (float(xs[i]), float(ys[i]))
+            if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.8 * side for q in out):
+                out.append(p)
+        return out
+
+    def _read_at(self, frame, centre, checkerish) -> DieRead | None:
         """Read the die around canonical ``centre`` on a patch of the full-resolution frame."""
-        to_canonical = _patch_transform(centre, self._die_canonical)
-        to_frame = self.to_frame @ to_canonical
-        face = read_face(read_patch(frame, to_frame), search=0.3, faces=BOARD_FACES)
+        to_canonical = _patch_transform(centre, self._die_canonical, 0.0, BOARD_DIE_PX, BOARD_PATCH)
+        to_frame = local_homography(self.to_frame, to_canonical, BOARD_PATCH)
+        face = read_face(read_patch(frame, to_frame, BOARD_PATCH), BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES,
+                         BOARD_BLOB)
         if face is None:
             return None
         cx, cy = _apply(to_canonical, face.centre)
@@ -422,7 +562,7 @@ class BoardDice:
         flat = face.squareness > 0.86
         r = 0.5 * DIE_SIDE * self.model.ppd * 1.3
         corners = np.array([(cx - r, cy - r), (cx + r, cy - r), (cx + r, cy + r), (cx - r, cy + r)], np.float64)
-        fc = _apply_many(self.to_frame, corners)
+        fc = np.asarray(self.to_frame(corners), np.float64).reshape(-1, 2)
         x0, y0 = np.floor(fc.min(axis=0)).astype(int)
         x1, y1 = np.ceil(fc.max(axis=0)).astype(int)
         return DieRead(face.value, half, flat and not on_checker, on_checker,
@@ -437,13 +577,6 @@ class BoardDice:
         right = x >= (bx0 + bx1) / 2
         return "white" if right != self._mirrored else "black"
 
-    def _jacobian(self, p) -> np.ndarray:
-        """d(frame)/d(canonical) at canonical point ``p``."""
-        a = _apply(self.to_frame, p)
-        bx = _apply(self.to_frame, (p[0] + 1, p[1]))
-        by = _apply(self.to_frame, (p[0], p[1] + 1))
-        return np.array([[bx[0] - a[0], by[0] - a[0]], [bx[1] - a[1], by[1] - a[1]]])
-
     def _on_checker(self, checkerish: np.ndarray, centre) -> bool:
         """A die on a checker sits inside a checker disc: the ring around it is checker all round."""
         r = CHECKER_RING * self.model.ppd
@@ -451,6 +584,12 @@ class BoardDice:
         xs = np.clip(np.round(centre[0] + r * np.cos(angles)).astype(int), 0, checkerish.shape[1] - 1)
         ys = np.clip(np.round(centre[1] + r * np.sin(angles)).astype(int), 0, checkerish.shape[0] - 1)
         return bool((checkerish[ys, xs] > 0).mean() > 0.8)
+
+
+def _detail(image: np.ndarray) -> np.ndarray:
+    """Fine detail: the magnitude of the Laplacian of the lightly smoothed grey image."""
+    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 0.7)
+    return np.abs(cv2.Laplacian(gray, cv2.CV_32F))
 
 
 def _apply(h: np.ndarray, p) -> tuple[float, float]:

@@ -1,0 +1,210 @@
+"""Read the doubling cube on a calibrated board: the number on its top face and its side.
+
+The cube lies on the bar: centred between the two halves, or pushed to the edge of the
+player who owns it. Along the bar's middle line, whatever departs from the bar's own
+colour and is about a cube wide is a candidate; each is cut from the full-resolution
+frame, its top face (the square that stands out from the bar) is straightened, and its
+ink is compared with the numbers 2..64 drawn in several typefaces and weights, turned
+by quarter turns and mirrored (a canonical view may be the board's mirror image). The
+best number, clear of every other number, is the face; where it lies along the bar gives
+the side: the middle fifth of the field is the centre, otherwise the half nearer the
+owner (White sits at the bottom of the canonical view).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.board_model import BoardModel
+from vision.dice import ToFrame, local_homography, read_patch
+from vision.observation import CubeRead
+
+FACES = (2, 4, 8, 16, 32, 64)
+CUBE_SIDE = 0.62        # the cube's side in checker diameters
+TOP = 1.1               # its top face as the camera sees it, over its footprint
+PATCH = 48              # the patch a candidate is cut to; the cube's top face is FACE_PX wide in it
+FACE_PX = 28
+GLYPH = 24              # side of the straightened face the number is matched on
+STANDS_OUT = 22.0       # Lab distance from the bar's colour along the bar that marks something lying there
+MIN_MATCH = 0.5         # the least correlation a number must reach with the face's ink
+CENTRE = 0.1            # half the height of the field's middle band, as a share of the field's height
+_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX)
+
+
+class BoardCube:
+    """Finds and reads the doubling cube on a calibrated board (``to_frame`` maps canonical
+    pixels of ``model`` to frame pixels)."""
+
+    def __init__(self, model: BoardModel, to_frame: ToFrame) -> None:
+        self.model = model
+        self.to_frame = to_frame
+        self._side = CUBE_SIDE * TOP * model.ppd
+
+    def read(self, frame: np.ndarray, canonical: np.ndarray) -> CubeRead | None:
+        """The cube in ``frame`` (``canonical`` is its board view), or None when none is seen."""
+        best: tuple[float, int, float, float] | None = None
+        for y in self._candidates(canonical):
+            read = self._read_at(frame, y)
+            if read is not None and (best is None or read[0] > best[0]):
+                best = (*read, y)
+        if best is None:
+            return None
+        score, value, confidence, y = best
+        return CubeRead(value, self._side_of(y), confidence)
+
+    def _candidates(self, canonical: np.ndarray) -> list[float]:
+        """Heights along the bar where something about a cube long departs from the bar's colour."""
+        m = self.model
+        bx0, _, bx1, _ = m.bar
+        cx = (bx0 + bx1) / 2
+        half = 0.3 * m.ppd
+        h = canonical.shape[0]
+        strip = canonical[:, int(cx - half):int(np.ceil(cx + half))]
+        lab = cv2.cvtColor(strip, cv2.COLOR_BGR2LAB).astype(np.float32)
+        bar = np.median(lab.reshape(-1, 3), axis=0)
+        profile = np.sqrt(((lab - bar) ** 2).sum(axis=2)).mean(axis=1)
+        k = max(int(0.4 * m.ppd), 1)
+        profile = np.convolve(profile, np.ones(k) / k, mode="same")
+        order = np.argsort(-profile)
+        out: list[float] = []
+        for y in order:
+            if profile[y] < STANDS_OUT or len(out) >= 6:
+                break
+            if all(abs(y - q) > 0.7 * m.ppd for q in out) and 0.3 * m.ppd <= y <= h - 0.3 * m.ppd:
+                out.append(float(y))
+        return out
+
+    def _read_at(self, frame: np.ndarray, y: float) -> tuple[float, int, float] | None:
+        """(match, value, confidence) of the cube whose top face is near bar height ``y``."""
+        bx0, _, bx1, _ = self.model.bar
+        k = self._side / FACE_PX
+        h = (PATCH - 1) / 2
+        to_canonical = np.array([[k, 0, (bx0 + bx1) / 2 - k * h], [0, k, y - k * h], [0, 0, 1]], np.float64)
+        patch = read_patch(frame, local_homography(self.to_frame, to_canonical, PATCH), PATCH)
+        face = _straighten(patch)
+        if face is None:
+            return None
+        return match_number(face)
+
+    def _side_of(self, y: float) -> str:
+        _, y0, _, y1 = self.model.field
+        middle = (y0 + y1) / 2
+        if abs(y - middle) <= CENTRE * (y1 - y0):
+            return "centre"
+        return "white" if y > middle else "black"
+
+
+def _straighten(patch: np.ndarray) -> np.ndarray | None:
+    """The cube's top face in ``patch`` turned square to the axes and ``GLYPH`` wide (grey),
+    or None when no face-sized square stands out near the middle."""
+    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    n = patch.shape[0]
+    _, light = cv2.threshold(cv2.GaussianBlur(gray, (3, 3), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    best = None
+    for mask in (light, 255 - light):
+        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        count, labels, stats, centroids = cv2.connectedComponentsWithStats(closed)
+        for i in range(1, count):
+            area = stats[i, cv2.CC_STAT_AREA]
+            off = np.hypot(centroids[i][0] - n / 2, centroids[i][1] - n / 2)
+            if not 0.55 * FACE_PX ** 2 <= area <= 1.7 * FACE_PX ** 2 or off > 0.35 * FACE_PX:
+                continue
+            pts = np.column_stack(np.nonzero(labels == i)[::-1]).astype(np.float32)
+            rect = cv2.minAreaRect(pts)
+            (w, hgt) = rect[1]
+            if min(w, hgt) <= 0 or max(w, hgt) / min(w, hgt) > 1.35:
+                continue
+            fill = area / (w * hgt)
+            if fill < 0.75:
+                continue
+            if best is None or off < best[0]:
+                best = (off, rect)
+    if best is None:
+        return None
+    (cx, cy), (w, hgt), angle = best[1]
+    side = (w + hgt) / 2 * 0.92
+    m = cv2.getRotationMatrix2D((cx, cy), angle, GLYPH / side)
+    m[:, 2] += (GLYPH - 1) / 2 - np.array([cx, cy])
+    return cv2.warpAffine(gray, m, (GLYPH, GLYPH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _ink(face: np.ndarray) -> np.ndarray | None:
+    """The face's ink (the darker or lighter minority, whichever the face is printed in)
+    cropped to the number's bounds and scaled to fill the glyph square, as a zero-mean
+    unit vector; None for a blank face."""
+    f = cv2.GaussianBlur(face.astype(np.float32), (0, 0), 0.7)
+    lo, hi = np.percentile(f, 3), np.percentile(f, 97)
+    if hi - lo < 20:
+        return None
+    ink = np.clip((f - lo) / (hi - lo), 0, 1)
+    if (ink > 0.5).mean() > 0.5:         # dark ink on a light face: make the ink the bright part
+        ink = 1 - ink
+    n = face.shape[0]
+    border = max(n // 12, 1)
+    ink[:border], ink[-border:], ink[:, :border], ink[:, -border:] = 0, 0, 0, 0
+    ys, xs = np.nonzero(ink > 0.5)
+    if len(xs) < 4:
+        return None
+    x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
+    crop = ink[y0:y1, x0:x1]
+    k = (GLYPH - 4) / max(x1 - x0, y1 - y0)
+    w, h = max(int(round((x1 - x0) * k)), 1), max(int(round((y1 - y0) * k)), 1)
+    glyph = np.zeros((GLYPH, GLYPH), np.float32)
+    ox, oy = (GLYPH - w) // 2, (GLYPH - h) // 2
+    glyph[oy:oy + h, ox:ox + w] = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA)
+    v = glyph.ravel() - glyph.mean()
+    norm = float(np.linalg.norm(v))
+    return None if norm < 1e-6 else v / norm
+
+
+def match_number(face: np.ndarray) -> tuple[float, int, float] | None:
+    """(correlation, number, confidence) of the number printed on a straightened ``GLYPH``
+    face: the best match over every drawing of every number; the confidence is how far it
+    stands clear of the best other number. None when nothing matches well."""
+    v = _ink(face)
+    if v is None:
+        return None
+    bank, values = _templates()
+    scores = bank @ v
+    per_value = np.array([scores[values == f].max() for f in FACES])
+    order = np.argsort(-per_value)
+    best, second = float(per_value[order[0]]), float(per_value[order[1]])
+    if best < MIN_MATCH:
+        return None
+    return best, FACES[int(order[0])], float(np.clip((best - second) / (1 - second + 1e-6) * 2, 0.0, 1.0))
+
+
+@lru_cache(maxsize=1)
+def _templates() -> tuple[np.ndarray, np.ndarray]:
+    """Every number drawn on a face in each typeface and weight, at quarter turns and small
+    tilts, plain and mirrored, as the same unit ink vectors ``_ink`` makes."""
+    vectors, values = [], []
+    n = 64
+    for face in FACES:
+        text = str(face)
+        for font in _FONTS:
+            for thickness in (2, 3):
+                canvas = np.full((n, n), 235, np.uint8)
+                scale = cv2.getFontScaleFromHeight(font, int(n * (0.42 if len(text) == 1 else 0.3)), thickness)
+                (tw, th), _ = cv2.getTextSize(text, font, scale, thickness)
+                if tw > 0.8 * n:
+                    scale *= 0.8 * n / tw
+                    (tw, th), _ = cv2.getTextSize(text, font, scale, thickness)
+                cv2.putText(canvas, text, ((n - tw) // 2, (n + th) // 2), font, scale, 25, thickness, cv2.LINE_AA)
+                for mirrored in (False, True):
+                    base = canvas[:, ::-1] if mirrored else canvas
+                    for quarter in range(4):
+                        turned = np.rot90(base, quarter)
+                        for tilt in (-6.0, 0.0, 6.0):
+                            m = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), tilt, 1.0)
+                            drawn = cv2.warpAffine(np.ascontiguousarray(turned), m, (n, n),
+                                                   borderMode=cv2.BORDER_REPLICATE)
+                            small = cv2.resize(drawn, (GLYPH, GLYPH), interpolation=cv2.INTER_AREA)
+                            vec = _ink(small)
+                            if vec is not None:
+                                vectors.append(vec)
+                                values.append(face)
+    return np.array(vectors, np.float32), np.array(values)
