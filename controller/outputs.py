@@ -7,12 +7,15 @@ never block (the display link queues, the buzzer beeps in the background).
 
 from __future__ import annotations
 
+import logging
 import queue
 
 from controller.referee import Beep, Button, Display, Lights, PointLights, Press, Scoreboard
-from firmware_bridge.events import ButtonPress
+from firmware_bridge.events import ButtonPress, LinkChanged
 from firmware_bridge.state import Clock, MatchState
 from firmware_bridge.protocol_core import LOC_BAR, LOC_BLACK_TRAY, LOC_WHITE_TRAY
+
+log = logging.getLogger("bgref.devices")
 
 BEEPS = {"illegal": 3, "roll-again": 2, "attention": 1}
 LOCATIONS = {"bar": LOC_BAR, "off-white": LOC_WHITE_TRAY, "off-black": LOC_BLACK_TRAY}
@@ -67,7 +70,10 @@ class DisplayOutput:
 
 
 def drain_presses(events: queue.Queue) -> list[Press]:
-    """The button presses waiting on the table's event queue (GPIO and display unit)."""
+    """The button presses waiting on the table's event queue (GPIO and display unit).
+
+    The display link's other news (link up or down, unit reset, lost message) is logged.
+    """
     presses = []
     while True:
         try:
@@ -76,3 +82,7 @@ def drain_presses(events: queue.Queue) -> list[Press]:
             return presses
         if isinstance(event, ButtonPress) and event.button in {b.value for b in Button}:
             presses.append(Press(Button(event.button), event.at))
+        elif isinstance(event, LinkChanged):
+            log.warning("display unit link %s: %s", event.state, event.detail)
+        else:
+            log.info("display unit: %s", event)
