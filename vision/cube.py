@@ -25,9 +25,9 @@ from vision.observation import CubeRead
 FACES = (2, 4, 8, 16, 32, 64)
 CUBE_SIDE = 0.62        # the cube's side in checker diameters
 TOP = 1.1               # its top face as the camera sees it, over its footprint
-PATCH = 48              # the patch a candidate is cut to; the cube's top face is FACE_PX wide in it
-FACE_PX = 28
-GLYPH = 24              # side of the straightened face the number is matched on
+PATCH = 72              # the patch a candidate is cut to; the cube's top face is FACE_PX wide in it
+FACE_PX = 32
+GLYPH = 32              # side of the straightened face the number is matched on
 STANDS_OUT = 22.0       # Lab distance from the bar's colour along the bar that marks something lying there
 MIN_MATCH = 0.5         # the least correlation a number must reach with the face's ink
 CENTRE = 0.1            # half the height of the field's middle band, as a share of the field's height
@@ -99,36 +99,59 @@ class BoardCube:
 
 def _straighten(patch: np.ndarray) -> np.ndarray | None:
     """The cube's top face in ``patch`` turned square to the axes and ``GLYPH`` wide (grey),
-    or None when no face-sized square stands out near the middle."""
-    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    or None when no face-sized square stands out near the middle.
+
+    The cube stands out from the bar (light on a dark bar or dark on a light one); of
+    the cube, the top face is the part lit like its brightest (or darkest) part, the sides
+    being in shade; the digits are closed over."""
+    gray = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     n = patch.shape[0]
-    _, light = cv2.threshold(cv2.GaussianBlur(gray, (3, 3), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    _, light = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
     best = None
-    for mask in (light, 255 - light):
-        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
-        count, labels, stats, centroids = cv2.connectedComponentsWithStats(closed)
+    for bright, mask in ((True, light), (False, 255 - light)):
+        count, labels, stats, centroids = cv2.connectedComponentsWithStats(cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
+                                                                                            close))
         for i in range(1, count):
-            area = stats[i, cv2.CC_STAT_AREA]
-            off = np.hypot(centroids[i][0] - n / 2, centroids[i][1] - n / 2)
-            if not 0.55 * FACE_PX ** 2 <= area <= 1.7 * FACE_PX ** 2 or off > 0.35 * FACE_PX:
+            if stats[i, cv2.CC_STAT_AREA] < 0.5 * FACE_PX ** 2:
                 continue
-            pts = np.column_stack(np.nonzero(labels == i)[::-1]).astype(np.float32)
-            rect = cv2.minAreaRect(pts)
-            (w, hgt) = rect[1]
-            if min(w, hgt) <= 0 or max(w, hgt) / min(w, hgt) > 1.35:
+            if np.hypot(centroids[i][0] - n / 2, centroids[i][1] - n / 2) > 0.7 * FACE_PX:
                 continue
-            fill = area / (w * hgt)
-            if fill < 0.75:
-                continue
-            if best is None or off < best[0]:
-                best = (off, rect)
+            body = labels == i
+            found = _square(body.astype(np.uint8) * 255, n)
+            if found is None:       # the cube with a side face in view: keep the lit top
+                lit = np.percentile(gray[body].astype(np.float32), 85 if bright else 15)
+                top = (gray >= 0.86 * lit) if bright else (gray <= lit / 0.86)
+                found = _square(cv2.morphologyEx((top & body).astype(np.uint8) * 255, cv2.MORPH_CLOSE, close), n)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
     if best is None:
         return None
     (cx, cy), (w, hgt), angle = best[1]
-    side = (w + hgt) / 2 * 0.92
+    side = (w + hgt) / 2 * 0.94
     m = cv2.getRotationMatrix2D((cx, cy), angle, GLYPH / side)
     m[:, 2] += (GLYPH - 1) / 2 - np.array([cx, cy])
     return cv2.warpAffine(gray, m, (GLYPH, GLYPH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _square(mask: np.ndarray, n: int):
+    """(distance from the middle, rotated rect) of the face-sized, nearly square blob of
+    ``mask`` nearest the patch's middle, or None."""
+    best = None
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask)
+    for i in range(1, count):
+        area = stats[i, cv2.CC_STAT_AREA]
+        off = float(np.hypot(centroids[i][0] - n / 2, centroids[i][1] - n / 2))
+        if not 0.55 * FACE_PX ** 2 <= area <= 1.7 * FACE_PX ** 2 or off > 0.6 * FACE_PX:
+            continue
+        pts = np.column_stack(np.nonzero(labels == i)[::-1]).astype(np.float32)
+        rect = cv2.minAreaRect(pts)
+        w, h = rect[1]
+        if min(w, h) <= 0 or max(w, h) / min(w, h) > 1.35 or area / (w * h) < 0.75:
+            continue
+        if best is None or off < best[0]:
+            best = (off, rect)
+    return best
 
 
 def _ink(face: np.ndarray) -> np.ndarray | None:
@@ -142,12 +165,18 @@ def _ink(face: np.ndarray) -> np.ndarray | None:
     ink = np.clip((f - lo) / (hi - lo), 0, 1)
     if (ink > 0.5).mean() > 0.5:         # dark ink on a light face: make the ink the bright part
         ink = 1 - ink
+    # the number's strokes: ink blobs clear of the face's edge (a rim, a side face, a shadow)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8))
     n = face.shape[0]
-    border = max(n // 12, 1)
-    ink[:border], ink[-border:], ink[:, :border], ink[:, -border:] = 0, 0, 0, 0
-    ys, xs = np.nonzero(ink > 0.5)
+    keep = np.zeros(count, bool)
+    for i in range(1, count):
+        x, y, w, h, area = stats[i]
+        keep[i] = area >= 3 and x > 0 and y > 0 and x + w < n and y + h < n
+    strokes = keep[labels]
+    ys, xs = np.nonzero(strokes)
     if len(xs) < 4:
         return None
+    ink = np.where(cv2.dilate(strokes.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0, ink, 0.0)
     x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
     crop = ink[y0:y1, x0:x1]
     k = (GLYPH - 4) / max(x1 - x0, y1 - y0)
@@ -155,9 +184,31 @@ def _ink(face: np.ndarray) -> np.ndarray | None:
     glyph = np.zeros((GLYPH, GLYPH), np.float32)
     ox, oy = (GLYPH - w) // 2, (GLYPH - h) // 2
     glyph[oy:oy + h, ox:ox + w] = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA)
-    v = glyph.ravel() - glyph.mean()
+    v = _gradients(glyph)
+    v = v - v.mean()
     norm = float(np.linalg.norm(v))
     return None if norm < 1e-6 else v / norm
+
+
+def _gradients(glyph: np.ndarray, cell: int = 8, bins: int = 9) -> np.ndarray:
+    """Histograms of stroke directions (unsigned, ``bins`` bins, weighted by gradient
+    strength) over ``cell``-pixel cells, each overlapping 2x2 block of cells normalised:
+    the shape of the strokes with their thickness and blur mostly gone."""
+    gx = cv2.Sobel(glyph, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(glyph, cv2.CV_32F, 0, 1, ksize=3)
+    magnitude = np.sqrt(gx * gx + gy * gy)
+    position = (np.arctan2(gy, gx) % np.pi) / np.pi * bins - 0.5
+    low = np.floor(position).astype(int)
+    upper = position - low
+    hist = np.zeros(glyph.shape + (bins,), np.float32)
+    rows, cols = np.indices(glyph.shape)
+    np.add.at(hist, (rows, cols, low % bins), magnitude * (1 - upper))
+    np.add.at(hist, (rows, cols, (low + 1) % bins), magnitude * upper)
+    n = glyph.shape[0] // cell
+    cells = hist[:n * cell, :n * cell].reshape(n, cell, n, cell, bins).sum(axis=(1, 3))
+    blocks = np.stack([cells[i:i + 2, j:j + 2].ravel() for i in range(n - 1) for j in range(n - 1)])
+    blocks /= np.linalg.norm(blocks, axis=1, keepdims=True) + 1e-3
+    return blocks.ravel()
 
 
 def match_number(face: np.ndarray) -> tuple[float, int, float] | None:
