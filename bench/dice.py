@@ -1,10 +1,18 @@
-"""Dice reading on the real dice photos: detection precision/recall and value accuracy.
+"""Dice and cube reading: real dice photos and rendered boards.
 
-Usage: python bench/dice.py [--split test|train|all] [--verbose]
+Usage: python bench/dice.py [--split test|train|all] [--verbose] [--frames 300] [--first-seed 300000]
 
-A detection matches a labelled die when their centres are closer than half the
-labelled box side; each label is matched at most once. "Per die" is the share of
-labelled dice found *and* read with the right value.
+Real photos: a detection matches a labelled die when their centres are closer than
+half the labelled box side; each label is matched at most once. "Per die" is the share
+of labelled dice found *and* read with the right value.
+
+Rendered boards (seeds from 300000 on were never used while tuning): every frame draws
+a style, home corner, camera, light, sensor and board build, a position reached by
+random play, two dice (flat, cocked against a checker or lying on one) and the cube
+(any face, any side, or none), and is read through a perfect calibration (the
+renderer's own camera), so the figures are the dice and cube readers' alone. A die is
+right when its value and half are; its rest (flat, cocked, on a checker) is counted
+apart. Frames the renderer calls unsettled (motion blur) are counted apart too.
 """
 
 from __future__ import annotations
@@ -19,8 +27,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
+from engine.moves import legal_plays  # noqa: E402
+from engine.position import WHITE, Position  # noqa: E402
+from hardware.sim.renderer import STYLES, Conditions, Cube, Die, render  # noqa: E402
+from test_dice_board import EMPTY, TruthBoard, matched  # noqa: E402
 from vision.dice import find_dice  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "dice"
@@ -64,15 +78,8 @@ def photos(split: str) -> list[str]:
     return [r["filename"] for r in rows if split == "all" or r["split"] == split]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--split", choices=["test", "train", "all"], default="test")
-    ap.add_argument("--verbose", action="store_true", help="list every miss and misread")
-    args = ap.parse_args()
-    if not DATA.is_dir():
-        print(f"no dice photos at {DATA}", file=sys.stderr)
-        return 2
-    names = photos(args.split)
+def photo_table(split: str, verbose: bool) -> None:
+    names = photos(split)
     n_label = n_found = n_right = n_extra = 0
     per_value = {v: [0, 0] for v in range(1, 7)}
     confusion = np.zeros((7, 7), int)  # [truth][read], read 0 = missed
@@ -94,13 +101,13 @@ def main() -> int:
                 if die.value == value:
                     n_right += 1
                     per_value[value][0] += 1
-            if args.verbose and (die is None or die.value != value):
+            if verbose and (die is None or die.value != value):
                 print(f"{name}: die {value} at ({lx:.0f},{ly:.0f}) read {die.value if die else 'nothing'}")
-        if args.verbose:
+        if verbose:
             for die in extra:
                 print(f"{name}: extra die {die.value} at {die.box}")
     n_det = n_found + n_extra
-    print(f"split {args.split}: {len(names)} photos, {n_label} labelled dice")
+    print(f"real photos, split {split}: {len(names)} photos, {n_label} labelled dice")
     print(f"{'measure':<28}{'value':>10}")
     print(f"{'detection recall':<28}{n_found / n_label:>10.2%}")
     print(f"{'detection precision':<28}{(n_found / n_det if n_det else 0):>10.2%}")
@@ -111,6 +118,122 @@ def main() -> int:
     print("confusion (rows truth 1..6; columns missed, read 1..6):")
     for v in range(1, 7):
         print(f"  {v}: " + " ".join(f"{c:4d}" for c in confusion[v]))
+
+
+HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
+RESTS = ("flat", "flat", "flat", "flat", "cocked", "on_checker")
+
+
+def random_position(rng: np.random.Generator, plies: int) -> Position:
+    """A position reached by ``plies`` random legal plays from the opening."""
+    position, side = Position.initial(), WHITE
+    for _ in range(plies):
+        plays = legal_plays(position, side, (int(rng.integers(1, 7)), int(rng.integers(1, 7))))
+        position = plays[int(rng.integers(len(plays)))].position
+        if position.winner() is not None:
+            break
+        side = side.opponent
+    return position
+
+
+def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
+    counts = {k: 0 for k in ("dice", "right", "found", "rest right", "extra", "cubes", "cube right",
+                             "no cube", "no cube right", "blurred dice", "blurred right")}
+    by_rest = {r: [0, 0] for r in ("flat", "cocked", "on_checker")}
+    dice_ms, cube_ms = [], []
+    for seed in range(first_seed, first_seed + frames):
+        rng = np.random.default_rng(seed)
+        style = list(STYLES)[seed % len(STYLES)]
+        home = HOMES[(seed // len(STYLES)) % 4]
+        conditions = Conditions.random(rng, 1.0)
+        position = random_position(rng, int(rng.integers(0, 60)))
+        dice = tuple(Die(int(rng.integers(1, 7)), str(rng.choice(["white", "black"])), str(rng.choice(RESTS)))
+                     for _ in range(2))
+        value = int(rng.choice([1, 2, 4, 8, 16, 32, 64]))
+        cube = None if rng.random() < 0.1 else Cube(value, "centre" if value == 1 else
+                                                     str(rng.choice(["white", "black", "centre"])))
+        try:
+            frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style, conditions=conditions,
+                                  home=home)
+        except ValueError:          # no checker to lie on in that half
+            dice = tuple(Die(d.value, d.half) for d in dice)
+            frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style, conditions=conditions,
+                                  home=home)
+        empty, _ = render(EMPTY, dice=(), seed=seed, style=style, conditions=conditions, home=home)
+        opening = render(Position.initial(), dice=(), seed=seed, style=style, conditions=conditions, home=home)
+        board = TruthBoard(truth, empty, opening)
+        view = board.view(frame)
+        reader, cube_reader = board.dice(), board.cube()
+        t0 = time.perf_counter()
+        reads = reader.read(frame, view)
+        t1 = time.perf_counter()
+        cube_read = cube_reader.read(frame, view)
+        t2 = time.perf_counter()
+        dice_ms.append((t1 - t0) * 1000)
+        cube_ms.append((t2 - t1) * 1000)
+        pairs = matched(reads, truth.dice)
+        for t, r in pairs:
+            right = r is not None and r.value == t.value and r.half == t.half
+            if not truth.settled:
+                counts["blurred dice"] += 1
+                counts["blurred right"] += int(right)
+                continue
+            rest = "cocked" if t.cocked else "on_checker" if t.on_checker else "flat"
+            counts["dice"] += 1
+            counts["found"] += int(r is not None)
+            counts["right"] += int(right)
+            by_rest[rest][1] += 1
+            rest_right = right and r.flat == t.flat and r.on_checker == t.on_checker
+            by_rest[rest][0] += int(rest_right)
+            counts["rest right"] += int(rest_right)
+            if verbose and not rest_right:
+                print(f"seed {seed} {style} {home}: die {t.value} {t.half} {rest} read "
+                      f"{None if r is None else (r.value, r.half, r.flat, r.on_checker)}")
+        if truth.settled:
+            counts["extra"] += len(reads) - sum(r is not None for _, r in pairs)
+        if truth.cube is None:
+            counts["no cube"] += 1
+            counts["no cube right"] += int(cube_read is None)
+        else:
+            counts["cubes"] += 1
+            ok = cube_read is not None and (cube_read.value, cube_read.side) == (truth.cube.face, truth.cube.side)
+            counts["cube right"] += int(ok)
+            if verbose and not ok:
+                print(f"seed {seed} {style} {home}: cube {truth.cube.face} {truth.cube.side} read {cube_read}")
+
+    def share(a: str, b: str) -> str:
+        return f"{counts[a] / counts[b]:.2%}" if counts[b] else "n/a"
+
+    print(f"\nrendered boards: {frames} frames, seeds {first_seed}..{first_seed + frames - 1}, perfect calibration")
+    print(f"{'measure':<34}{'value':>12}{'target':>10}")
+    rows = [("each die: value and half", share("right", "dice"), ">=99.9%"),
+            ("each die: found", share("found", "dice"), ""),
+            ("each die: also flat/cocked/on checker", share("rest right", "dice"), ">=99.9%"),
+            *((f"  {rest} dice right", f"{r / n:.2%}" if n else "n/a", "") for rest, (r, n) in by_rest.items()),
+            ("dice read where none lie", str(counts["extra"]), "0"),
+            ("dice in blurred frames right", share("blurred right", "blurred dice"), ""),
+            ("cube: face and side", share("cube right", "cubes"), ">=99%"),
+            ("no cube: none read", share("no cube right", "no cube"), ""),
+            ("dice read ms median", f"{statistics.median(dice_ms):.1f}", ""),
+            ("cube read ms median", f"{statistics.median(cube_ms):.1f}", "")]
+    for name, value, target in rows:
+        print(f"{name:<34}{value:>12}{target:>10}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--split", choices=["test", "train", "all"], default="test")
+    ap.add_argument("--frames", type=int, default=300, help="rendered frames (0: none)")
+    ap.add_argument("--first-seed", type=int, default=300000)
+    ap.add_argument("--verbose", action="store_true", help="list every miss and misread")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    if DATA.is_dir():
+        photo_table(args.split, args.verbose)
+    else:
+        print(f"no dice photos at {DATA}: real-photo table skipped", file=sys.stderr)
+    if args.frames:
+        rendered_table(args.frames, args.first_seed, args.verbose)
     return 0
 
 

@@ -118,6 +118,7 @@ MIN_CONTRAST = 20.0                     # Lab distance between pips and face a f
 WEAKEST = 0.5                          # the weakest pip's contrast over the pips' mean contrast
 GAP = 0.55                             # the most pip-like gap between sites, over the pips' mean contrast
 PIP = 0.31                             # a pip's radius over the pip spacing
+OFF_CENTRE = 1.5                       # fit lost per squared die width the face lies off the patch centre
 
 
 def edge_angle(patch: np.ndarray, die_px: float) -> float:
@@ -138,31 +139,37 @@ def edge_angle(patch: np.ndarray, die_px: float) -> float:
 def pip_angle(lab: np.ndarray, die_px: float) -> float | None:
     """The die's turn modulo a quarter turn from its strongest pip-like spots near the
     centre: two pips one spacing apart (or two) lie along the face's rows, a spacing
-    times the square root of two apart along its diagonals. None with fewer than two spots."""
+    times the square root of two apart (or twice that) along its diagonals. None with
+    fewer than two spots."""
     sigma = max(0.055 * die_px, 0.7)
     dog = cv2.GaussianBlur(lab, (0, 0), sigma) - cv2.GaussianBlur(lab, (0, 0), 2.5 * sigma)
-    strength = (dog * dog).sum(axis=2)
     n = lab.shape[0]
     yy, xx = np.mgrid[:n, :n].astype(np.float32) - (n - 1) / 2
-    strength[xx * xx + yy * yy > (0.6 * die_px) ** 2] = 0
+    inner = xx * xx + yy * yy <= (0.5 * die_px) ** 2
+    # pips all depart from the face the same way: keep the spots on the side of the strongest
+    magnitude = np.where(inner, (dog * dog).sum(axis=2), 0)
+    y0, x0 = np.unravel_index(int(np.argmax(magnitude)), magnitude.shape)
+    strength = np.where(inner, np.maximum(dog @ dog[y0, x0], 0), 0)
     k = max(3, int(0.18 * die_px) | 1)
     peak = cv2.dilate(strength, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    ys, xs = np.nonzero((strength >= peak) & (strength > 0.2 * strength.max()))
+    ys, xs = np.nonzero((strength >= peak) & (strength > 0.5 * strength.max()))
     if len(xs) < 2:
         return None
-    order = np.argsort(-strength[ys, xs])[:5]
+    order = np.argsort(-strength[ys, xs])[:6]
     pts = np.stack([xs[order], ys[order]], axis=1).astype(np.float32)
+    weight = strength[ys[order], xs[order]] / strength[ys[order[0]], xs[order[0]]]
     vote = 0j
     for i in range(len(pts)):
         for j in range(i + 1, len(pts)):
             d = pts[j] - pts[i]
             ratio = float(np.hypot(*d)) / (0.25 * die_px)     # in (about) pip spacings
             phi = float(np.arctan2(d[1], d[0]))
+            w = float(weight[i] * weight[j])                  # the strongest pairs are surely pips
             if 0.75 < ratio < 1.2 or 1.7 < ratio < 2.3:
-                vote += np.exp(4j * phi)
-            elif 1.2 <= ratio <= 1.7:
-                vote += np.exp(4j * (phi - np.pi / 4))
-    return None if abs(vote) < 0.5 else float(np.angle(vote) / 4)
+                vote += w * np.exp(4j * phi)
+            elif 1.2 <= ratio <= 1.7 or 2.4 < ratio < 3.4:
+                vote += w * np.exp(4j * (phi - np.pi / 4))
+    return None if abs(vote) < 0.3 else float(np.angle(vote) / 4)
 
 
 def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.2,
@@ -209,28 +216,45 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
             lab_upright, place, side, spacing, _ON[p], 1.0):
         return None
     cx, cy = cv2.invertAffineTransform(upright) @ np.array([place[0], place[1], 1.0])
+    sx, sy = _squash(lab_upright, place, side, spacing, _ON[p])
     return FaceRead(value, float(np.clip((fit - rival) / fit * 2.0, 0.0, 1.0)), (float(cx), float(cy)), turn,
-                    (spacing, spacing), fit, contrast)
+                    (spacing * sx, spacing * sy), fit, contrast)
 
 
-def _fit_one(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray, scale: float) -> float:
-    """The fit (see ``read_face``) of one upright hypothesis with pips ``scale`` times the usual size."""
+def _fit_one(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray, scale: float = 1.0,
+             squash: tuple[float, float] = (1.0, 1.0)) -> float:
+    """The fit (see ``read_face``) of one upright hypothesis, with pips ``scale`` times
+    their usual size and the face ``squash``-ed along x and y (a leaning face)."""
     n = lab.shape[0]
-    half = 0.46 * side
-    x0, y0 = (int(np.clip(round(v - half), 0, n)) for v in place)
-    x1, y1 = (int(np.clip(round(v + half) + 1, 0, n)) for v in place)
+    hx, hy = 0.46 * side * squash[0], 0.46 * side * squash[1]
+    x0, x1 = int(np.clip(round(place[0] - hx), 0, n)), int(np.clip(round(place[0] + hx) + 1, 0, n))
+    y0, y1 = int(np.clip(round(place[1] - hy), 0, n)), int(np.clip(round(place[1] + hy) + 1, 0, n))
     window = lab[y0:y1, x0:x1].reshape(-1, 3)
     if len(window) < 4:
         return 0.0
     pip_r = PIP * spacing * scale
     discs = cv2.blur(lab, (max(int(round(1.7 * pip_r)), 1),) * 2)
-    pts = (np.float32(place) + _SITES[on] * spacing).astype(np.float32)
+    pts = (np.float32(place) + _SITES[on] * np.float32(squash) * spacing).astype(np.float32)
     pips = cv2.remap(discs, pts[None, :, 0], pts[None, :, 1], cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE)[0].mean(axis=0)
     mean = window.mean(axis=0)
     share = min(max(on.sum() * np.pi * pip_r * pip_r / len(window), 1e-3), 0.9)
     step = (pips - mean) / (1 - share)
     return float(share * (1 - share) * (step @ step) / max(window.var(axis=0).sum(), 1e-3))
+
+
+def _squash(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray) -> tuple[float, float]:
+    """The face's extent along x and y over its side, as its pips fit best (1, 1 for a face
+    seen square on; a leaning face is shorter one way). Faces of one pip say nothing."""
+    if on.sum() < 2:
+        return 1.0, 1.0
+    best = (-1.0, (1.0, 1.0))
+    for f in (0.76, 0.84, 0.92, 1.0):
+        for squash in ((1.0, f), (f, 1.0)):
+            fit = _fit_one(lab, place, side, spacing, on, 1.0, squash)
+            if fit > best[0] + 1e-6:
+                best = (fit, squash)
+    return best[1]
 
 
 def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...]):
@@ -244,6 +268,9 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
     offsets = np.arange(-r, r + 1e-6, max(1.0, die_px / 15))
     tx, ty = np.meshgrid(offsets, offsets)
     places = np.stack([tx.ravel(), ty.ravel()], axis=1).astype(np.float32) + np.float32(centre)
+    # a face far from where the die was found is less likely (a pip at a corner of a face
+    # can look like a one on its own)
+    off_centre = OFF_CENTRE * ((tx.ravel() ** 2 + ty.ravel() ** 2) / die_px ** 2).astype(np.float32)
     best_fit = np.zeros(len(PATTERNS))
     best_at: list = [None] * len(PATTERNS)
     counts = _ON.sum(axis=1).astype(np.float32)                                      # (P,)
@@ -274,7 +301,7 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
             step = (pips - mean[:, None, :]) / (1 - share)[..., None]               # pip - face colour
             contrast2 = (step * step).sum(axis=2)
             # share of the window's colour variance a face-and-pips template explains
-            fit = share * (1 - share) * contrast2 / variance[:, None]
+            fit = share * (1 - share) * contrast2 / variance[:, None] - off_centre[:, None]
             face_colour = pips - step
             base = (face_colour * step).sum(axis=2)[..., None]
             each = np.matmul(step, at.transpose(0, 2, 1)) - base                   # (K,P,9) pip-likeness
@@ -434,14 +461,18 @@ def _read_candidate(image: np.ndarray, rect) -> Die | None:
 CHANGE = 22.0           # Lab distance from the empty board that means something lies there
 SHADE = 0.4             # weight of darkening in that distance (shadows only darken)
 DETAIL = 25.0           # rise in fine detail (Laplacian) over the empty board that marks pips and edges
+SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
+CROWDS = 6              # at most this many crowds of spots are tried
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
-CHECKER_RING = 0.42     # radius (checker diameters) of the ring a die on a checker sits inside
+CHECKER_RING = 0.4      # radius (checker diameters) of the ring a die on a checker sits inside
+COVERED = 12.0          # change from the empty board (Lab) that means the board is covered there
+SQUARE = 0.88           # a top face whose pips span less than this one way over the other leans
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
 BOARD_FACES = (0.88, 1.02)
 BOARD_PATCH = 64        # a board die's patch and the die's side in it: room around it for the
 BOARD_DIE_PX = 26.0     # top face's parallax
-BOARD_SEARCH = 0.55
+BOARD_SEARCH = 0.45
 BOARD_BLOB = 2.0        # a checker's glint or rings fit as well as pips this much larger
 
 
@@ -480,12 +511,11 @@ class BoardDice:
         self.to_frame = to_frame
         self.empty_lab = cv2.cvtColor(cv2.GaussianBlur(empty, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
         self.empty_detail = cv2.dilate(_detail(empty), np.ones((3, 3), np.uint8))
+        self.empty_spots = cv2.dilate(_spots(empty), np.ones((3, 3), np.uint8))
         self.checkers = np.array(checkers, np.float32).reshape(-1, 3)
         ppd = model.ppd
         opening = int(round(0.72 * ppd)) | 1
         self._opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (opening, opening))
-        close = int(round(0.25 * ppd)) | 1
-        self._close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close))
         x0, y0, x1, y1 = model.field
         w, h = model.size
         self._surface = np.zeros((h, w), np.uint8)
@@ -494,21 +524,24 @@ class BoardDice:
         self._mirrored = is_mirrored(to_frame, model)     # then the players' right hands swap
 
     def read(self, frame: np.ndarray, canonical: np.ndarray) -> list[DieRead]:
-        """The dice lying on the playing surface of ``frame`` (``canonical`` is its board view)."""
-        candidates, checkerish = self.candidates(canonical)
-        out: list[DieRead] = []
-        taken: list[tuple[float, float]] = []
+        """The dice lying on the playing surface of ``frame`` (``canonical`` is its board view).
+        Where reads overlap (two candidates on one die), the best-fitting one stands."""
+        candidates, change = self.candidates(canonical)
+        reads = []
         for centre in candidates:
-            if any(np.hypot(centre[0] - x, centre[1] - y) < 0.4 * self.model.ppd for x, y in taken):
-                continue
-            die = self._read_at(frame, centre, checkerish)
-            if die is not None:
+            read = self._read_at(frame, centre, change)
+            if read is not None:
+                reads.append(read)
+        out: list[DieRead] = []
+        kept: list[tuple[float, float]] = []
+        for fit, at, die in sorted(reads, key=lambda r: -r[0]):
+            if all(np.hypot(at[0] - x, at[1] - y) > 0.8 * self._die_canonical for x, y in kept):
                 out.append(die)
-                taken.append(centre)
+                kept.append(at)
         return out
 
     def candidates(self, canonical: np.ndarray) -> tuple[list[tuple[float, float]], np.ndarray]:
-        """Canonical points where a die may lie, and the mask of what looks like checkers.
+        """Canonical points where a die may lie, and how much each pixel departs from the empty board.
 
         Something lies where the colour departs from the empty board (darkening counts
         less: shadows); an opening by a disc narrower than a checker keeps the checkers
@@ -529,9 +562,40 @@ class BoardDice:
             found += self._candidates(foreign, 0.2)
         # fine detail the empty board lacks (pips, a die's outline) closed into solid spots:
         # a white die on a white point changes little colour but much detail; checker rims stay rings
-        detail = ((_detail(canonical) - self.empty_detail > DETAIL).astype(np.uint8) * 255) & self._surface
-        detail = cv2.morphologyEx(detail, cv2.MORPH_CLOSE, self._close)
-        return found + self._candidates(detail), checkerish
+        rise = np.maximum(_detail(canonical) - self.empty_detail, 0) * (self._surface > 0)
+        found += self._dense(np.maximum(_spots(canonical) - self.empty_spots, 0) * (self._surface > 0))
+        return [self._on_pips(rise, c) for c in found], change
+
+    def _dense(self, spots: np.ndarray) -> list[tuple[float, float]]:
+        """Where new pip-like spots crowd into a die-sized square, the strongest crowds first;
+        a low-contrast die (white on a light point, red on red) shows little but its pips."""
+        side = DIE_SIDE * self.model.ppd
+        k = int(side) | 1
+        peaks = np.where((spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8))) & (spots > SPOT), spots, 0)
+        crowd = cv2.boxFilter(peaks, -1, (k, k), normalize=False)
+        top = cv2.dilate(crowd, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        ys, xs = np.nonzero((crowd >= top) & (crowd > 0))
+        out: list[tuple[float, float]] = []
+        for i in np.argsort(-crowd[ys, xs]):
+            p = (float(xs[i]), float(ys[i]))
+            if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.8 * side for q in out):
+                out.append(p)
+                if len(out) == CROWDS:
+                    break
+        return out
+
+    def _on_pips(self, rise: np.ndarray, centre) -> tuple[float, float]:
+        """``centre`` moved to the middle of the fine detail around it: the pips, on the top face."""
+        r = int(round(0.45 * self.model.ppd))
+        x, y = int(round(centre[0])), int(round(centre[1]))
+        h, w = rise.shape
+        x0, x1, y0, y1 = max(x - r, 0), min(x + r + 1, w), max(y - r, 0), min(y + r + 1, h)
+        weight = np.where(rise[y0:y1, x0:x1] > DETAIL, rise[y0:y1, x0:x1], 0)
+        total = float(weight.sum())
+        if total <= 0:
+            return centre
+        ys, xs = np.mgrid[y0:y1, x0:x1]
+        return float((xs * weight).sum() / total), float((ys * weight).sum() / total)
 
     def _candidates(self, mask: np.ndarray, solid: float = 0.3) -> list[tuple[float, float]]:
         """Where ``mask`` holds something die-sized: the ridge points of its distance map at
@@ -548,8 +612,9 @@ class BoardDice:
                 out.append(p)
         return out
 
-    def _read_at(self, frame, centre, checkerish) -> DieRead | None:
-        """Read the die around canonical ``centre`` on a patch of the full-resolution frame."""
+    def _read_at(self, frame, centre, change) -> tuple[float, tuple[float, float], DieRead] | None:
+        """(fit, canonical centre of the top face, read) of the die around canonical
+        ``centre``, read on a patch of the full-resolution frame."""
         to_canonical = _patch_transform(centre, self._die_canonical, 0.0, BOARD_DIE_PX, BOARD_PATCH)
         to_frame = local_homography(self.to_frame, to_canonical, BOARD_PATCH)
         face = read_face(read_patch(frame, to_frame, BOARD_PATCH), BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES,
@@ -558,15 +623,15 @@ class BoardDice:
             return None
         cx, cy = _apply(to_canonical, face.centre)
         half = self._half(cx, cy)
-        on_checker = self._on_checker(checkerish, (cx, cy))
-        flat = face.squareness > 0.86
+        on_checker = self._on_checker(change, (cx, cy))
+        flat = face.squareness > SQUARE
         r = 0.5 * DIE_SIDE * self.model.ppd * 1.3
         corners = np.array([(cx - r, cy - r), (cx + r, cy - r), (cx + r, cy + r), (cx - r, cy + r)], np.float64)
         fc = np.asarray(self.to_frame(corners), np.float64).reshape(-1, 2)
         x0, y0 = np.floor(fc.min(axis=0)).astype(int)
         x1, y1 = np.ceil(fc.max(axis=0)).astype(int)
-        return DieRead(face.value, half, flat and not on_checker, on_checker,
-                       (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), face.confidence)
+        return face.fit, (cx, cy), DieRead(face.value, half, flat and not on_checker, on_checker,
+                                           (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), face.confidence)
 
     def _half(self, x: float, y: float) -> str | None:
         """Whose right-hand half holds canonical (x, y); None off the playing surface."""
@@ -577,19 +642,30 @@ class BoardDice:
         right = x >= (bx0 + bx1) / 2
         return "white" if right != self._mirrored else "black"
 
-    def _on_checker(self, checkerish: np.ndarray, centre) -> bool:
-        """A die on a checker sits inside a checker disc: the ring around it is checker all round."""
+    def _on_checker(self, change: np.ndarray, centre) -> bool:
+        """A die on a checker sits inside the checker's disc: all round it, just beyond the
+        die, the board is covered."""
         r = CHECKER_RING * self.model.ppd
         angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-        xs = np.clip(np.round(centre[0] + r * np.cos(angles)).astype(int), 0, checkerish.shape[1] - 1)
-        ys = np.clip(np.round(centre[1] + r * np.sin(angles)).astype(int), 0, checkerish.shape[0] - 1)
-        return bool((checkerish[ys, xs] > 0).mean() > 0.8)
+        xs = np.clip(np.round(centre[0] + r * np.cos(angles)).astype(int), 0, change.shape[1] - 1)
+        ys = np.clip(np.round(centre[1] + r * np.sin(angles)).astype(int), 0, change.shape[0] - 1)
+        return bool((change[ys, xs] > COVERED).mean() >= 0.75)
 
 
 def _detail(image: np.ndarray) -> np.ndarray:
     """Fine detail: the magnitude of the Laplacian of the lightly smoothed grey image."""
     gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 0.7)
     return np.abs(cv2.Laplacian(gray, cv2.CV_32F))
+
+
+def _spots(image: np.ndarray) -> np.ndarray:
+    """Small round spots (pips) and not lines (rims, grain, point edges): the positive
+    determinant of the Hessian of the lightly smoothed grey image, square-rooted."""
+    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 0.8)
+    xx = cv2.Sobel(gray, cv2.CV_32F, 2, 0, ksize=3)
+    yy = cv2.Sobel(gray, cv2.CV_32F, 0, 2, ksize=3)
+    xy = cv2.Sobel(gray, cv2.CV_32F, 1, 1, ksize=3)
+    return np.sqrt(np.maximum(xx * yy - xy * xy, 0))
 
 
 def _apply(h: np.ndarray, p) -> tuple[float, float]:

@@ -1,0 +1,169 @@
+"""Dice and the doubling cube on rendered boards, read through a perfect calibration.
+
+``TruthBoard`` is the calibration a rendered frame's ground truth gives (its board's
+proportions, the camera's homography and lens), so these tests measure the dice and
+cube readers alone; the calibration has tests of its own.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.position import Position
+from hardware.sim.render_optics import CameraModel
+from hardware.sim.render_pieces import Lift
+from hardware.sim.renderer import Conditions, Cube, Die, FrameTruth, render
+from vision.board_model import BoardModel
+from vision.cube import BoardCube
+from vision.dice import BoardDice
+
+EMPTY = Position.from_points([0] * 24)
+CLEAN = Conditions.clean()
+
+
+class TruthBoard:
+    """The perfect calibration of rendered frames: canonical pixels of ``model`` to frame
+    pixels through the renderer's own homography and lens, and the empty board's view."""
+
+    def __init__(self, truth: FrameTruth, empty_frame: np.ndarray, opening: tuple[np.ndarray, FrameTruth]) -> None:
+        b = truth.conditions.board
+        self.model = BoardModel(rim_x=b.frame, rim_y=b.frame, point_width=b.point_width, bar_width=b.bar_width,
+                                strip=b.strip, tray_width=b.tray_width, point_length=b.point_length,
+                                tip_gap=b.tip_gap)
+        self.truth = truth
+        self.camera = CameraModel(truth.homography, truth.distortion, truth.size, Lift((0.0, 0.0), 1.0))
+        w, h = self.model.size
+        u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+        xy = self.to_frame(np.stack([u.ravel(), v.ravel()], 1)).reshape(h, w, 2).astype(np.float32)
+        self._maps = (np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1]))
+        self.empty = self.view(empty_frame)
+        frame, opened = opening
+        lab = cv2.cvtColor(cv2.blur(frame, (5, 5)), cv2.COLOR_BGR2LAB).astype(np.float32)
+        self.checkers = tuple(tuple(float(c) for c in np.mean(
+            [lab[int(k.centre[1]), int(k.centre[0])] for k in opened.checkers if k.owner == owner and k.layer == 0],
+            axis=0)) for owner in ("white", "black"))
+
+    def to_frame(self, points: np.ndarray) -> np.ndarray:
+        """Canonical pixels (White's home board bottom right) to frame pixels."""
+        m, t = self.model, self.truth
+        d = np.asarray(points, np.float64).reshape(-1, 2) / m.ppd
+        if t.home in ("bottom-left", "top-left"):
+            d[:, 0] = m.board_width - d[:, 0]
+        if t.home in ("top-right", "top-left"):
+            d[:, 1] = m.board_height - d[:, 1]
+        return self.camera.to_image(d * t.ppd)
+
+    def view(self, frame: np.ndarray) -> np.ndarray:
+        return cv2.remap(frame, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def dice(self) -> BoardDice:
+        return BoardDice(self.model, self.to_frame, self.empty, self.checkers)
+
+    def cube(self) -> BoardCube:
+        return BoardCube(self.model, self.to_frame)
+
+
+def scene(position: Position, dice=(), cube=Cube(), seed: int = 0, style: str = "classic",
+          conditions: Conditions = CLEAN, home: str = "bottom-right", **kwargs):
+    """A frame and its perfect calibration (from an empty board and the opening in the same light)."""
+    frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style, conditions=conditions,
+                          home=home, **kwargs)
+    empty, _ = render(EMPTY, dice=(), cube=Cube(), seed=seed, style=style, conditions=conditions, home=home)
+    opening = render(Position.initial(), dice=(), cube=Cube(), seed=seed, style=style, conditions=conditions,
+                     home=home)
+    return frame, truth, TruthBoard(truth, empty, opening)
+
+
+def read_dice(frame, board: TruthBoard):
+    return board.dice().read(frame, board.view(frame))
+
+
+def read_cube(frame, board: TruthBoard):
+    return board.cube().read(frame, board.view(frame))
+
+
+def matched(reads, truths):
+    """Each true die with the read whose box holds its centre (or None)."""
+    out, used = [], set()
+    for t in truths:
+        hit = None
+        for i, r in enumerate(reads):
+            x, y, w, h = r.box
+            if i not in used and x - 2 <= t.centre[0] <= x + w + 2 and y - 2 <= t.centre[1] <= y + h + 2:
+                hit = i
+                break
+        if hit is not None:
+            used.add(hit)
+        out.append((t, None if hit is None else reads[hit]))
+    return out
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_every_face_flat_in_either_half(value):
+    dice = (Die(value, "white", yaw=0.3), Die(7 - value, "black", yaw=1.1))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=value)
+    reads = read_dice(frame, board)
+    assert len(reads) == 2
+    for t, r in matched(reads, truth.dice):
+        assert r is not None, t
+        assert (r.value, r.half, r.flat, r.on_checker) == (t.value, t.half, True, False)
+        assert 0 < r.confidence <= 1
+
+
+@pytest.mark.parametrize("home", ["bottom-left", "top-right", "top-left"])
+def test_halves_follow_the_players_right_hands_on_every_board_orientation(home):
+    dice = (Die(3, "white"), Die(5, "black"))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=11, home=home)
+    pairs = matched(read_dice(frame, board), truth.dice)
+    assert [(r.value, r.half) for _, r in pairs] == [(3, "white"), (5, "black")]
+
+
+@pytest.mark.parametrize("colour", [((40, 40, 190), (240, 240, 240)), ((25, 25, 25), (235, 235, 235)),
+                                    ((60, 140, 40), (240, 240, 240))])
+def test_coloured_dice(colour):
+    frame, truth, board = scene(Position.initial(), dice=(4, 6), seed=5, style="felt", dice_colour=colour)
+    assert sorted(r.value for r in read_dice(frame, board)) == [4, 6]
+
+
+def test_a_cocked_die_is_not_flat():
+    dice = (Die(2, "white", rest="cocked"), Die(6, "black"))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=3)
+    pairs = matched(read_dice(frame, board), truth.dice)
+    (cocked_truth, cocked), (flat_truth, flat) = pairs
+    assert cocked is not None and cocked.value == 2 and not cocked.flat
+    assert flat is not None and flat.value == 6 and flat.flat
+
+
+def test_a_die_on_a_checker():
+    dice = (Die(5, "white", rest="on_checker"), Die(1, "black"))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=4)
+    (_, on), (_, beside) = matched(read_dice(frame, board), truth.dice)
+    assert on is not None and on.value == 5 and on.on_checker and not on.flat
+    assert beside is not None and beside.value == 1 and not beside.on_checker
+
+
+def test_an_empty_board_has_no_dice():
+    frame, truth, board = scene(Position.initial(), seed=8)
+    assert read_dice(frame, board) == []
+
+
+@pytest.mark.parametrize("value", [2, 4, 8, 16, 32, 64])
+@pytest.mark.parametrize("side", ["white", "black", "centre"])
+def test_every_cube_face_and_side(value, side):
+    frame, truth, board = scene(Position.initial(), dice=(3, 1), cube=Cube(value, side), seed=value)
+    cube = read_cube(frame, board)
+    assert cube is not None and (cube.value, cube.side) == (value, side)
+    assert 0 < cube.confidence <= 1
+
+
+def test_a_centred_cube_at_one_shows_64():
+    frame, truth, board = scene(Position.initial(), cube=Cube(), seed=2, style="tournament")
+    cube = read_cube(frame, board)
+    assert cube is not None and (cube.value, cube.side) == (64, "centre")
+
+
+def test_no_cube_in_view():
+    frame, truth, board = scene(Position.initial(), cube=None, seed=6)
+    assert read_cube(frame, board) is None
