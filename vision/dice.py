@@ -118,6 +118,7 @@ MIN_CONTRAST = 20.0                     # Lab distance between pips and face a f
 WEAKEST = 0.5                          # the weakest pip's contrast over the pips' mean contrast
 GAP = 0.55                             # the most pip-like gap between sites, over the pips' mean contrast
 PIP = 0.31                             # a pip's radius over the pip spacing
+SURE_FIT = 0.5                         # a fit this good needs no second turn tried
 OFF_CENTRE = 1.5                       # fit lost per squared die width the face lies off the patch centre
 
 
@@ -198,6 +199,8 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
     centre = ((n - 1) / 2, (n - 1) / 2)
     best = None
     for turn in turns:
+        if best is not None and best[0][0].max() >= SURE_FIT:
+            break
         upright = cv2.getRotationMatrix2D(centre, float(np.rad2deg(turn)), 1.0)
         fits = _fit_upright(cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR,
                                            borderMode=cv2.BORDER_REPLICATE), die_px, search, faces)
@@ -463,6 +466,7 @@ SHADE = 0.4             # weight of darkening in that distance (shadows only dar
 DETAIL = 25.0           # rise in fine detail (Laplacian) over the empty board that marks pips and edges
 SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
 CROWDS = 6              # at most this many crowds of spots are tried
+CANDIDATES = 10         # at most this many candidates are read, those with the most pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
 CHECKER_RING = 0.4      # radius (checker diameters) of the ring a die on a checker sits inside
@@ -541,38 +545,57 @@ class BoardDice:
         return out
 
     def candidates(self, canonical: np.ndarray) -> tuple[list[tuple[float, float]], np.ndarray]:
-        """Canonical points where a die may lie, and how much each pixel departs from the empty board.
+        """Canonical points where a die may lie, likeliest first, and how much each pixel
+        departs from the empty board.
 
         Something lies where the colour departs from the empty board (darkening counts
         less: shadows); an opening by a disc narrower than a checker keeps the checkers
         and drops dice, so the die-sized remains are candidates, and so are spots inside
-        the checkers whose colour is neither the board's nor a checker's."""
+        the checkers whose colour is neither the board's nor a checker's, and crowds of
+        new pip-like spots (a white die on a light point shows little but its pips). Each
+        candidate moves to the middle of the fine detail around it (the pips, on the top
+        face); they are ranked by the pip-like spots around them and the first
+        ``CANDIDATES`` kept."""
         lab = cv2.cvtColor(cv2.GaussianBlur(canonical, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
         diff = lab - self.empty_lab
         diff[..., 0] *= np.where(diff[..., 0] < 0, SHADE, 1.0)
-        change = np.sqrt((diff * diff).sum(axis=2))
+        change = cv2.sqrt(cv2.transform(diff * diff, np.ones((1, 3), np.float32)))
         changed = ((change > CHANGE).astype(np.uint8) * 255) & self._surface
         checkerish = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._opening)
         small = cv2.morphologyEx(changed & ~cv2.dilate(checkerish, np.ones((3, 3), np.uint8)), cv2.MORPH_CLOSE,
                                  np.ones((3, 3), np.uint8))
         found = self._candidates(small)
         if len(self.checkers):
-            near = np.min(np.linalg.norm(lab[:, :, None, :] - self.checkers[None, None], axis=3), axis=2)
-            foreign = ((near > FOREIGN) & (change > FOREIGN)).astype(np.uint8) * 255 & checkerish
+            squared = cv2.transform(lab * lab, np.ones((1, 3), np.float32))
+            near = np.min([squared - 2 * cv2.transform(lab, c[None]) + float(c @ c) for c in self.checkers], axis=0)
+            foreign = ((near > FOREIGN ** 2) & (change > FOREIGN)).astype(np.uint8) * 255 & checkerish
             found += self._candidates(foreign, 0.2)
-        # fine detail the empty board lacks (pips, a die's outline) closed into solid spots:
-        # a white die on a white point changes little colour but much detail; checker rims stay rings
-        rise = np.maximum(_detail(canonical) - self.empty_detail, 0) * (self._surface > 0)
-        found += self._dense(np.maximum(_spots(canonical) - self.empty_spots, 0) * (self._surface > 0))
-        return [self._on_pips(rise, c) for c in found], change
+        spots = cv2.max(cv2.subtract(_spots(canonical), self.empty_spots), 0) * (self._surface > 0)
+        crowd = self._crowd(spots)
+        found += self._crowded(crowd)
+        rise = cv2.max(cv2.subtract(_detail(canonical), self.empty_detail), 0) * (self._surface > 0)
+        found = [self._on_pips(rise, c) for c in found]
+        h, w = crowd.shape
+        score = [crowd[min(max(int(round(y)), 0), h - 1), min(max(int(round(x)), 0), w - 1)] for x, y in found]
+        ranked: list[tuple[float, float]] = []
+        for i in np.argsort(score)[::-1]:
+            p = found[i]
+            if score[i] <= 0:       # no pip-like spot near: not a die's top face
+                break
+            if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.3 * self._die_canonical for q in ranked):
+                ranked.append(p)
+        return ranked[:CANDIDATES], change
 
-    def _dense(self, spots: np.ndarray) -> list[tuple[float, float]]:
-        """Where new pip-like spots crowd into a die-sized square, the strongest crowds first;
-        a low-contrast die (white on a light point, red on red) shows little but its pips."""
+    def _crowd(self, spots: np.ndarray) -> np.ndarray:
+        """For every pixel, the strength of the pip-like spots in the die-sized square around it."""
+        k = int(DIE_SIDE * self.model.ppd) | 1
+        peaks = np.where((spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8))) & (spots > SPOT), spots, 0)
+        return cv2.boxFilter(peaks, -1, (k, k), normalize=False)
+
+    def _crowded(self, crowd: np.ndarray) -> list[tuple[float, float]]:
+        """Where new pip-like spots crowd into a die-sized square, the strongest crowds first."""
         side = DIE_SIDE * self.model.ppd
         k = int(side) | 1
-        peaks = np.where((spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8))) & (spots > SPOT), spots, 0)
-        crowd = cv2.boxFilter(peaks, -1, (k, k), normalize=False)
         top = cv2.dilate(crowd, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         ys, xs = np.nonzero((crowd >= top) & (crowd > 0))
         out: list[tuple[float, float]] = []
