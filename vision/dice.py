@@ -469,8 +469,11 @@ CROWDS = 6              # at most this many crowds of spots are tried
 CANDIDATES = 10         # at most this many candidates are read, those with the most pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
-CHECKER_RING = 0.4      # radius (checker diameters) of the ring a die on a checker sits inside
+CHECKER_RING = 0.42     # radius (checker diameters) of the ring a die on a checker sits inside
 COVERED = 12.0          # change from the empty board (Lab) that means the board is covered there
+ALL_ROUND = 0.88        # share of the ring around a die covered when it lies on or leans against something
+CHECKER_FACE = 22.0     # Lab distance from a checker colour within which the ring shows a checker's face
+FACE_ROUND = 0.57       # share of the ring showing one checker colour for a die lying on a checker
 SQUARE = 0.88           # a top face whose pips span less than this one way over the other leans
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
 BOARD_FACES = (0.88, 1.02)
@@ -531,9 +534,10 @@ class BoardDice:
         """The dice lying on the playing surface of ``frame`` (``canonical`` is its board view).
         Where reads overlap (two candidates on one die), the best-fitting one stands."""
         candidates, change = self.candidates(canonical)
+        lab = cv2.cvtColor(canonical, cv2.COLOR_BGR2LAB).astype(np.float32)
         reads = []
         for centre in candidates:
-            read = self._read_at(frame, centre, change)
+            read = self._read_at(frame, centre, change, lab)
             if read is not None:
                 reads.append(read)
         out: list[DieRead] = []
@@ -635,7 +639,7 @@ class BoardDice:
                 out.append(p)
         return out
 
-    def _read_at(self, frame, centre, change) -> tuple[float, tuple[float, float], DieRead] | None:
+    def _read_at(self, frame, centre, change, lab) -> tuple[float, tuple[float, float], DieRead] | None:
         """(fit, canonical centre of the top face, read) of the die around canonical
         ``centre``, read on a patch of the full-resolution frame."""
         to_canonical = _patch_transform(centre, self._die_canonical, 0.0, BOARD_DIE_PX, BOARD_PATCH)
@@ -646,8 +650,9 @@ class BoardDice:
             return None
         cx, cy = _apply(to_canonical, face.centre)
         half = self._half(cx, cy)
-        on_checker = self._on_checker(change, (cx, cy))
-        flat = face.squareness > SQUARE
+        covered, checker = self._surroundings(change, lab, (cx, cy))
+        on_checker = covered and checker
+        flat = not covered and face.squareness > SQUARE
         r = 0.5 * DIE_SIDE * self.model.ppd * 1.3
         corners = np.array([(cx - r, cy - r), (cx + r, cy - r), (cx + r, cy + r), (cx - r, cy + r)], np.float64)
         fc = np.asarray(self.to_frame(corners), np.float64).reshape(-1, 2)
@@ -665,14 +670,30 @@ class BoardDice:
         right = x >= (bx0 + bx1) / 2
         return "white" if right != self._mirrored else "black"
 
-    def _on_checker(self, change: np.ndarray, centre) -> bool:
-        """A die on a checker sits inside the checker's disc: all round it, just beyond the
-        die, the board is covered."""
-        r = CHECKER_RING * self.model.ppd
-        angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-        xs = np.clip(np.round(centre[0] + r * np.cos(angles)).astype(int), 0, change.shape[1] - 1)
-        ys = np.clip(np.round(centre[1] + r * np.sin(angles)).astype(int), 0, change.shape[0] - 1)
-        return bool((change[ys, xs] > COVERED).mean() >= 0.75)
+    def _surroundings(self, change: np.ndarray, lab: np.ndarray, centre) -> tuple[bool, bool]:
+        """(covered, by a checker) around a die: a die lying on a checker sits inside the
+        checker's disc, so just beyond it the board is covered all round (by a checker's
+        face when the checkers' colours are known); a die leaning on something is
+        surrounded too, but not by a checker's face. A flat die on the board is not."""
+        ppd = self.model.ppd
+        r = CHECKER_RING * ppd
+        angles = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+        ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * r
+        h, w = change.shape
+        best = (0.0, 0.0)
+        for dx in (-0.2, -0.1, 0.0, 0.1, 0.2):          # the disc need not be centred on the die
+            for dy in (-0.2, -0.1, 0.0, 0.1, 0.2):
+                pts = ring + (centre[0] + dx * ppd, centre[1] + dy * ppd)
+                xs = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
+                ys = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
+                covered = float((change[ys, xs] > COVERED).mean())
+                face = 1.0
+                if len(self.checkers):
+                    d = np.linalg.norm(lab[ys, xs][:, None, :] - self.checkers[None], axis=2)
+                    face = float((d < CHECKER_FACE).mean(axis=0).max())
+                best = max(best, (covered, face))
+        covered, face = best
+        return covered >= ALL_ROUND, covered >= ALL_ROUND and face >= FACE_ROUND
 
 
 def _detail(image: np.ndarray) -> np.ndarray:
