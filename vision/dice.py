@@ -62,6 +62,7 @@ PATTERNS: tuple[tuple[int, np.ndarray], ...] = (
 )
 _ON = np.array([m for _, m in PATTERNS])
 _VALUE = np.array([v for v, _ in PATTERNS])
+_LONE = _VALUE == 1
 
 
 @dataclass(frozen=True)
@@ -113,12 +114,13 @@ class FaceRead:
 # ------------------------------------------------------------------------ face reading
 PHOTO_FACES = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1)       # top face side / die side tried in a photo
 _RATIOS = (0.25, 0.285)                 # pip spacing / face side tried (dice makers differ)
-MIN_FIT = 0.2                          # share of the face's colour variance the pips must explain
+MIN_FIT = 0.07                          # share of the face's colour variance the pips must explain
 MIN_CONTRAST = 20.0                     # Lab distance between pips and face a face must show
 WEAKEST = 0.5                          # the weakest pip's contrast over the pips' mean contrast
 GAP = 0.55                             # the most pip-like gap between sites, over the pips' mean contrast
 PIP = 0.31                             # a pip's radius over the pip spacing
 SURE_FIT = 0.5                         # a fit this good needs no second turn tried
+LONE = 3.0                             # how much more a lone pip (a one) loses off the centre
 OFF_CENTRE = 1.5                       # fit lost per squared die width the face lies off the patch centre
 
 
@@ -174,13 +176,16 @@ def pip_angle(lab: np.ndarray, die_px: float) -> float | None:
 
 
 def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.2,
-              faces: tuple[float, ...] = PHOTO_FACES, blob: float | None = None) -> FaceRead | None:
+              faces: tuple[float, ...] = PHOTO_FACES, blob: float | None = None,
+              min_fit: float = MIN_FIT, lone: float = LONE) -> FaceRead | None:
     """Read the top face of the die centred in ``patch`` (square, BGR), ``die_px`` wide
     (default: the patch holds the die as ``read_patch`` makes it). The face's centre may
     lie up to ``search`` die widths from the patch centre (a die seen at a slant shows
     its sides on one side), and its side is one of ``faces`` die widths. With ``blob``,
     spots that fit as well when ``blob`` times larger are not pips (a checker's glint or
-    rings). None when no face pattern fits.
+    rings). A face off the patch centre fits less, a lone pip (a one) ``lone`` times less
+    (a single pip of any face looks like a one). None when no face pattern fits at least
+    ``min_fit``.
 
     The face is tried upright at the turn of the die's outline and at the turn of its
     pips. Every hypothesis (face centre, size, pip spacing, value) is scored by how much
@@ -203,15 +208,15 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
             break
         upright = cv2.getRotationMatrix2D(centre, float(np.rad2deg(turn)), 1.0)
         fits = _fit_upright(cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR,
-                                           borderMode=cv2.BORDER_REPLICATE), die_px, search, faces)
+                                           borderMode=cv2.BORDER_REPLICATE), die_px, search, faces, lone)
         if best is None or fits[0].max() > best[0][0].max():
             best = (fits, turn, upright)
     (fit_by_pattern, at_by_pattern), turn, upright = best
     p = int(np.argmax(fit_by_pattern))
     fit = float(fit_by_pattern[p])
-    if fit < MIN_FIT or at_by_pattern[p] is None:
-        return None
     value = int(_VALUE[p])
+    if fit < min_fit or at_by_pattern[p] is None:
+        return None
     rival = max(float(f) for f, v in zip(fit_by_pattern, _VALUE) if v != value)
     place, spacing, contrast, side = at_by_pattern[p]
     lab_upright = cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -260,7 +265,7 @@ def _squash(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray)
     return best[1]
 
 
-def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...]):
+def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...], lone: float):
     """Best fit per pattern of an upright face (see ``read_face``) and where it was:
     (fits, [(place, spacing, contrast) or None])."""
     n = lab.shape[0]
@@ -274,6 +279,7 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
     # a face far from where the die was found is less likely (a pip at a corner of a face
     # can look like a one on its own)
     off_centre = OFF_CENTRE * ((tx.ravel() ** 2 + ty.ravel() ** 2) / die_px ** 2).astype(np.float32)
+    weight = np.where(_LONE, lone, 1.0).astype(np.float32)
     best_fit = np.zeros(len(PATTERNS))
     best_at: list = [None] * len(PATTERNS)
     counts = _ON.sum(axis=1).astype(np.float32)                                      # (P,)
@@ -304,7 +310,7 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
             step = (pips - mean[:, None, :]) / (1 - share)[..., None]               # pip - face colour
             contrast2 = (step * step).sum(axis=2)
             # share of the window's colour variance a face-and-pips template explains
-            fit = share * (1 - share) * contrast2 / variance[:, None] - off_centre[:, None]
+            fit = share * (1 - share) * contrast2 / variance[:, None] - off_centre[:, None] * weight
             face_colour = pips - step
             base = (face_colour * step).sum(axis=2)[..., None]
             each = np.matmul(step, at.transpose(0, 2, 1)) - base                   # (K,P,9) pip-likeness
@@ -374,7 +380,11 @@ def _components(mask: np.ndarray) -> list[np.ndarray]:
 
 
 def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: float | None = None) -> list[Die]:
-    """Every readable die in ``image`` (BGR uint8), optionally only inside ``region`` (mask)."""
+    """Every readable die in ``image`` (BGR uint8), optionally only inside ``region`` (mask).
+
+    Die bodies are what departs from the smoothed background; a blob the size of one die
+    is read as one, a larger blob (dice touching) is read at each of its die-sized
+    cores; where reads overlap, the best-fitting one stands."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_dice needs a BGR colour image")
     mask = foreground_mask(image)
@@ -386,14 +396,18 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
         die_size = _estimate_die_size(contours)
     if die_size is None:
         return []
-    dice: list[Die] = []
+    reads: list[tuple[float, Die]] = []
     for c in contours:
         if cv2.contourArea(c) < 0.35 * die_size ** 2:
             continue
         for rect in _split(filled, c, die_size):
-            die = _read_candidate(image, rect)
-            if die is not None:
-                dice.append(die)
+            read = _read_candidate(image, rect)
+            if read is not None:
+                reads.append(read)
+    dice: list[Die] = []
+    for _, die in sorted(reads, key=lambda r: -r[0]):
+        if all(np.hypot(die.centre[0] - d.centre[0], die.centre[1] - d.centre[1]) > 0.6 * die_size for d in dice):
+            dice.append(die)
     return dice
 
 
@@ -415,7 +429,8 @@ def _estimate_die_size(contours) -> float | None:
 
 
 def _split(mask: np.ndarray, contour, die_size: float) -> list:
-    """Rotated boxes of the dice in one blob: the blob itself, or its parts split at necks."""
+    """Rotated boxes of the dice in one blob: the blob itself when it is one die's size,
+    else a die-sized box on each core of the blob (the peaks of its distance map)."""
     rect = cv2.minAreaRect(contour)
     (_, _), (w, h), _ = rect
     area = cv2.contourArea(contour)
@@ -425,39 +440,33 @@ def _split(mask: np.ndarray, contour, die_size: float) -> list:
     sub = np.zeros((bh + 2, bw + 2), np.uint8)
     cv2.drawContours(sub, [contour], -1, 255, cv2.FILLED, offset=(-x + 1, -y + 1))
     dist = cv2.distanceTransform(sub, cv2.DIST_L2, 5)
-    peaks = (dist > 0.3 * die_size).astype(np.uint8)
-    n, labels = cv2.connectedComponents(peaks)
-    if n <= 2:
-        return [rect] if max(w, h) < 2.5 * die_size else []
-    markers = labels.astype(np.int32)
-    markers[sub == 0] = -1
-    markers[(sub > 0) & (peaks == 0)] = 0
-    cv2.watershed(cv2.cvtColor(sub, cv2.COLOR_GRAY2BGR), markers)
-    rects = []
-    for k in range(1, n):
-        part = (markers == k).astype(np.uint8) * 255
-        cs = _components(part)
-        if not cs:
-            continue
-        c = max(cs, key=cv2.contourArea)
-        if cv2.contourArea(c) < 0.35 * die_size ** 2:
-            continue
-        (cx, cy), (pw, ph), ang = cv2.minAreaRect(c)
-        rects.append(((cx + x - 1, cy + y - 1), (pw, ph), ang))
+    k = int(0.5 * die_size) | 1
+    peaks = (dist >= cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))) & (dist > 0.25 * die_size)
+    ys, xs = np.nonzero(peaks)
+    rects, taken = [], []
+    for i in np.argsort(-dist[ys, xs]):
+        p = (float(xs[i] + x - 1), float(ys[i] + y - 1))
+        if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.45 * die_size for q in taken):
+            taken.append(p)
+            rects.append((p, (die_size, die_size), 0.0))
     return rects
 
 
-def _read_candidate(image: np.ndarray, rect) -> Die | None:
+def _read_candidate(image: np.ndarray, rect) -> tuple[float, Die] | None:
+    """(fit, die) read on the patch around the rotated box ``rect``."""
     (cx, cy), (w, h), angle = rect
     if min(w, h) <= 0:
         return None
     side = max(w, h)
-    face = read_face(read_patch(image, _patch_transform((cx, cy), side, angle)))
+    to_image = _patch_transform((cx, cy), side, angle)
+    face = read_face(read_patch(image, to_image))
     if face is None:
         return None
     flat = max(w, h) / min(w, h) < 1.3
-    x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
-    return Die(face.value, (x0, y0, int(round(side)), int(round(side))), flat, face.confidence, rect)
+    fx, fy = _apply(to_image, face.centre)
+    x0, y0 = int(round(fx - side / 2)), int(round(fy - side / 2))
+    return face.fit, Die(face.value, (x0, y0, int(round(side)), int(round(side))), flat, face.confidence,
+                         ((fx, fy), (w, h), angle))
 
 
 # ---------------------------------------------------------------------- dice on a board
@@ -480,6 +489,7 @@ BOARD_FACES = (0.88, 1.02)
 BOARD_PATCH = 64        # a board die's patch and the die's side in it: room around it for the
 BOARD_DIE_PX = 26.0     # top face's parallax
 BOARD_SEARCH = 0.45
+BOARD_FIT = 0.2         # a board is busier than a tray: a face must explain more there
 BOARD_BLOB = 2.0        # a checker's glint or rings fit as well as pips this much larger
 
 
@@ -645,7 +655,7 @@ class BoardDice:
         to_canonical = _patch_transform(centre, self._die_canonical, 0.0, BOARD_DIE_PX, BOARD_PATCH)
         to_frame = local_homography(self.to_frame, to_canonical, BOARD_PATCH)
         face = read_face(read_patch(frame, to_frame, BOARD_PATCH), BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES,
-                         BOARD_BLOB)
+                         BOARD_BLOB, BOARD_FIT, 1.0)
         if face is None:
             return None
         cx, cy = _apply(to_canonical, face.centre)
