@@ -139,11 +139,12 @@ def edge_angle(patch: np.ndarray, die_px: float) -> float:
     return float(np.angle(z) / 4)
 
 
-def pip_angle(lab: np.ndarray, die_px: float) -> float | None:
+def pip_angles(lab: np.ndarray, die_px: float) -> list[float]:
     """The die's turn modulo a quarter turn from its strongest pip-like spots near the
-    centre: two pips one spacing apart (or two) lie along the face's rows, a spacing
-    times the square root of two apart (or twice that) along its diagonals. None with
-    fewer than two spots."""
+    centre, two ways: seen from the middle of its pips, every face's corner pips lie
+    along the face's diagonals (and a six's middle pips, fewer, along a row); and two
+    pips one spacing apart (or two) lie along a row, the square root of two (or twice
+    that) apart along a diagonal, taking the die's size for the spacing."""
     sigma = max(0.055 * die_px, 0.7)
     dog = cv2.GaussianBlur(lab, (0, 0), sigma) - cv2.GaussianBlur(lab, (0, 0), 2.5 * sigma)
     n = lab.shape[0]
@@ -157,10 +158,17 @@ def pip_angle(lab: np.ndarray, die_px: float) -> float | None:
     peak = cv2.dilate(strength, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     ys, xs = np.nonzero((strength >= peak) & (strength > 0.5 * strength.max()))
     if len(xs) < 2:
-        return None
+        return []
     order = np.argsort(-strength[ys, xs])[:6]
     pts = np.stack([xs[order], ys[order]], axis=1).astype(np.float32)
     weight = strength[ys[order], xs[order]] / strength[ys[order[0]], xs[order[0]]]
+    turns = []
+    v = pts - (pts * weight[:, None]).sum(axis=0) / weight.sum()
+    far = np.hypot(v[:, 0], v[:, 1]) > 0.05 * die_px       # a centre pip says nothing
+    if far.sum() >= 2:
+        vote = -(weight[far] * np.exp(4j * np.arctan2(v[far, 1], v[far, 0]))).sum()
+        if abs(vote) >= 0.3 * weight[far].sum():
+            turns.append(float(np.angle(vote) / 4))
     vote = 0j
     for i in range(len(pts)):
         for j in range(i + 1, len(pts)):
@@ -172,7 +180,9 @@ def pip_angle(lab: np.ndarray, die_px: float) -> float | None:
                 vote += w * np.exp(4j * phi)
             elif 1.2 <= ratio <= 1.7 or 2.4 < ratio < 3.4:
                 vote += w * np.exp(4j * (phi - np.pi / 4))
-    return None if abs(vote) < 0.3 else float(np.angle(vote) / 4)
+    if abs(vote) >= 0.3:
+        turns.append(float(np.angle(vote) / 4))
+    return turns
 
 
 def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.2,
@@ -187,7 +197,7 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
     (a single pip of any face looks like a one). None when no face pattern fits at least
     ``min_fit``.
 
-    The face is tried upright at the turn of the die's outline and at the turn of its
+    The face is tried upright at the turn of the die's outline and at the turns of its
     pips. Every hypothesis (face centre, size, pip spacing, value) is scored by how much
     of the colour variance inside the face square a two-colour model explains: the
     face's colour everywhere but at the value's pip discs, which take the pip colour.
@@ -198,13 +208,13 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
     die_px = float(die_px or n * DIE_PX / PATCH)
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
     turns = [edge_angle(patch, die_px)]
-    by_pips = pip_angle(lab, die_px)
-    if by_pips is not None and abs(np.angle(np.exp(4j * (by_pips - turns[0])))) / 4 > np.deg2rad(5):
-        turns.append(by_pips)
+    for turn in pip_angles(lab, die_px):
+        if all(abs(np.angle(np.exp(4j * (turn - t)))) / 4 > np.deg2rad(5) for t in turns):
+            turns.append(turn)
     centre = ((n - 1) / 2, (n - 1) / 2)
     best = None
     for turn in turns:
-        if best is not None and best[0][0].max() >= SURE_FIT:
+        if best is not None and best[0][0][~_LONE].max() >= SURE_FIT:    # a lone pip proves no turn
             break
         upright = cv2.getRotationMatrix2D(centre, float(np.rad2deg(turn)), 1.0)
         fits = _fit_upright(cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR,
@@ -384,7 +394,8 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
 
     Die bodies are what departs from the smoothed background; a blob the size of one die
     is read as one, a larger blob (dice touching) is read at each of its die-sized
-    cores; where reads overlap, the best-fitting one stands."""
+    cores, and a die-sized cluster of small spots (the pips of a die as light as the
+    background) as one die; where reads overlap, the best-fitting one stands."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_dice needs a BGR colour image")
     mask = foreground_mask(image)
@@ -397,13 +408,21 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
     if die_size is None:
         return []
     reads: list[tuple[float, Die]] = []
+    rects = []
     for c in contours:
-        if cv2.contourArea(c) < 0.35 * die_size ** 2:
-            continue
-        for rect in _split(filled, c, die_size):
-            read = _read_candidate(image, rect)
-            if read is not None:
-                reads.append(read)
+        if cv2.contourArea(c) >= 0.35 * die_size ** 2:
+            rects += _split(filled, c, die_size)
+    # a die of the background's colour shows only its pips: close them into a die-sized blob
+    k = int(0.45 * die_size) | 1
+    pips = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) & ~filled
+    for c in _components(pips):
+        (cx, cy), (w, h), _ = cv2.minAreaRect(c)
+        if 0.08 * die_size ** 2 <= cv2.contourArea(c) and max(w, h) <= 1.2 * die_size:
+            rects.append(((cx, cy), (die_size, die_size), 0.0))
+    for rect in rects:
+        read = _read_candidate(image, rect)
+        if read is not None:
+            reads.append(read)
     dice: list[Die] = []
     for _, die in sorted(reads, key=lambda r: -r[0]):
         if all(np.hypot(die.centre[0] - d.centre[0], die.centre[1] - d.centre[1]) > 0.6 * die_size for d in dice):
