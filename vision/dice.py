@@ -199,10 +199,11 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
 
     The face is tried upright at the turn of the die's outline and at the turns of its
     pips. Every hypothesis (face centre, size, pip spacing, value) is scored by how much
-    of the colour variance inside the face square a two-colour model explains: the
-    face's colour everywhere but at the value's pip discs, which take the pip colour.
-    Missing pips, extra pips and blotches all lower it; the best value's fit over the
-    best other value's is the confidence.
+    of the colour variance inside the face square, along the pips' colour, a two-colour
+    model explains: the face's colour everywhere but at the value's pip discs, which
+    take the pip colour. Missing pips, extra pips and blotches of the pips' colour lower
+    it (marbling of other colours does not); the best value's fit over the best other
+    value's is the confidence.
     """
     n = patch.shape[0]
     die_px = float(die_px or n * DIE_PX / PATCH)
@@ -277,11 +278,11 @@ def _squash(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray)
 
 def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...], lone: float):
     """Best fit per pattern of an upright face (see ``read_face``) and where it was:
-    (fits, [(place, spacing, contrast) or None])."""
+    (fits, [(place, spacing, contrast, face side) or None])."""
     n = lab.shape[0]
     centre = ((n - 1) / 2, (n - 1) / 2)
     sums = cv2.integral(lab)                     # (n+1, n+1, 3)
-    squares = cv2.integral(lab * lab)
+    products = cv2.integral(np.concatenate([lab * lab, lab[..., [0, 0, 1]] * lab[..., [1, 2, 2]]], axis=2))
     r = search * die_px
     offsets = np.arange(-r, r + 1e-6, max(1.0, die_px / 15))
     tx, ty = np.meshgrid(offsets, offsets)
@@ -303,9 +304,12 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
         y1 = np.clip(np.round(places[:, 1] + half).astype(int) + 1, 0, n)
         area = np.maximum((x1 - x0) * (y1 - y0), 1).astype(np.float32)
         total = sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
-        total2 = squares[y1, x1] - squares[y0, x1] - squares[y1, x0] + squares[y0, x0]
+        moments = (products[y1, x1] - products[y0, x1] - products[y1, x0] + products[y0, x0]) / area[:, None]
         mean = total / area[:, None]
-        variance = np.maximum(total2 / area[:, None] - mean * mean, 1e-3).sum(axis=1)   # (K,)
+        # the window's colour covariance (K,3,3): LL aa bb La Lb ab
+        cov = np.empty((len(places), 3, 3), np.float32)
+        for c, (i, j) in enumerate(((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))):
+            cov[:, i, j] = cov[:, j, i] = moments[:, c] - mean[:, i] * mean[:, j]
         for ratio in _RATIOS:
             spacing = ratio * side
             pip_r = PIP * spacing
@@ -319,8 +323,10 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
             pips = np.matmul(average, at)                                           # (K,P,3) pip colour
             step = (pips - mean[:, None, :]) / (1 - share)[..., None]               # pip - face colour
             contrast2 = (step * step).sum(axis=2)
-            # share of the window's colour variance a face-and-pips template explains
-            fit = share * (1 - share) * contrast2 / variance[:, None] - off_centre[:, None] * weight
+            # share of the window's colour variance along the pips' colour that a
+            # face-and-pips template explains (blotches of other colours do not count)
+            along = np.einsum("kpi,kij,kpj->kp", step, cov, step) / np.maximum(contrast2, 1e-3)
+            fit = share * (1 - share) * contrast2 / np.maximum(along, 1e-3) - off_centre[:, None] * weight
             face_colour = pips - step
             base = (face_colour * step).sum(axis=2)[..., None]
             each = np.matmul(step, at.transpose(0, 2, 1)) - base                   # (K,P,9) pip-likeness
