@@ -113,7 +113,7 @@ class FaceRead:
 
 # ------------------------------------------------------------------------ face reading
 PHOTO_FACES = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1)       # top face side / die side tried in a photo
-_RATIOS = (0.25, 0.285)                 # pip spacing / face side tried (dice makers differ)
+_RATIOS = (0.215, 0.25, 0.285)                 # pip spacing / face side tried (dice makers differ)
 MIN_FIT = 0.07                          # share of the face's colour variance the pips must explain
 MIN_CONTRAST = 20.0                     # Lab distance between pips and face a face must show
 WEAKEST = 0.5                          # the weakest pip's contrast over the pips' mean contrast
