@@ -127,6 +127,7 @@ class Timing:
     menu_timeout: float = 20.0
     undo_timeout: float = 20.0
     confirm_frames: int = 2  # consecutive settled frames that must read the same before anything is decided
+    roll_confirm_frames: int = 4  # for a roll: the dice must read the same for longer (no latency is at stake)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -326,12 +327,15 @@ class Referee:
         d.signals.append(Beep("roll-again"))
         self._show_state(d, f"Roll again: {reason}")
 
+    def _dice_confirmed(self) -> bool:
+        return self._agreeing >= self.timing.roll_confirm_frames
+
     def _opening(self, obs, dice, d: Decision) -> None:
         fresh = [die for die in dice if die.half not in self.need_clear]
         if not dice:
             self.roll_fault = None
             return
-        if self.need_clear or len(fresh) < 2:
+        if self.need_clear or len(fresh) < 2 or not self._dice_confirmed():
             return
         if len(dice) != 2:
             self._signal_roll_again("one die each for the opening roll", d)
@@ -383,7 +387,7 @@ class Referee:
             self.need_clear.add(side_name(game.turn.opponent))
             self._signal_roll_again(f"it is {roller.capitalize()}'s turn to roll", d)
             return
-        if len(dice) < 2:
+        if len(dice) < 2 or not self._dice_confirmed():
             return
         fault = self._roll_fault(dice, (roller,))
         if fault or len(dice) != 2:

@@ -87,7 +87,8 @@ class Table:
     def look(self, position: Position, dice=(), **kw) -> Decision:
         """The camera sees the table the same way in as many frames as the referee needs to be sure."""
         decision = Decision()
-        for _ in range(self.referee.timing.confirm_frames):
+        timing = self.referee.timing
+        for _ in range(max(timing.confirm_frames, timing.roll_confirm_frames)):
             self.t += self.step
             one = self.referee.feed(seen(position, dice, t=self.t, **kw), self.t)
             decision.events += one.events

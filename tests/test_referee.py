@@ -31,7 +31,7 @@ def opened(white=3, black=1) -> Table:
 
 def test_opening_roll_starts_the_game_and_the_higher_die_plays():
     table = opened(3, 1)
-    assert table.events[-1] == {"type": "opening", "white": 3, "black": 1, "t": 2.0}
+    assert {k: v for k, v in table.events[-1].items() if k != "t"} == {"type": "opening", "white": 3, "black": 1}
     assert table.game.turn == WHITE and table.game.dice == (3, 1)
     after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
     assert types(table.look(after, [Die(3, "white"), Die(1, "black")])) == []  # dice still down: not finished
