@@ -119,6 +119,7 @@ MIN_CONTRAST = 20.0                     # Lab distance between pips and face a f
 WEAKEST = 0.5                          # the weakest pip's contrast over the pips' mean contrast
 GAP = 0.55                             # the most pip-like gap between sites, over the pips' mean contrast
 PIP = 0.31                             # a pip's radius over the pip spacing
+LEAN = 0.85                            # a leaning top face's foreshortening tried
 SURE_FIT = 0.5                         # a fit this good needs no second turn tried
 LONE = 3.0                             # how much more a lone pip (a one) loses off the centre
 OFF_CENTRE = 1.5                       # fit lost per squared die width the face lies off the patch centre
@@ -187,7 +188,7 @@ def pip_angles(lab: np.ndarray, die_px: float) -> list[float]:
 
 def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.2,
               faces: tuple[float, ...] = PHOTO_FACES, blob: float | None = None,
-              min_fit: float = MIN_FIT, lone: float = LONE) -> FaceRead | None:
+              min_fit: float = MIN_FIT, lone: float = LONE, lean: bool = False) -> FaceRead | None:
     """Read the top face of the die centred in ``patch`` (square, BGR), ``die_px`` wide
     (default: the patch holds the die as ``read_patch`` makes it). The face's centre may
     lie up to ``search`` die widths from the patch centre (a die seen at a slant shows
@@ -195,7 +196,8 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
     spots that fit as well when ``blob`` times larger are not pips (a checker's glint or
     rings). A face off the patch centre fits less, a lone pip (a one) ``lone`` times less
     (a single pip of any face looks like a one). None when no face pattern fits at least
-    ``min_fit``.
+    ``min_fit``; with ``lean``, a face that nearly fits is tried again foreshortened one
+    way (the top of a die leaning on something).
 
     The face is tried upright at the turn of the die's outline and at the turns of its
     pips. Every hypothesis (face centre, size, pip spacing, value) is scored by how much
@@ -222,6 +224,13 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
                                            borderMode=cv2.BORDER_REPLICATE), die_px, search, faces, lone)
         if best is None or fits[0].max() > best[0][0].max():
             best = (fits, turn, upright)
+    if lean and min_fit > best[0][0].max() >= 0.5 * min_fit:    # perhaps a leaning die's foreshortened top
+        fits, turn, upright = best
+        lab_upright = cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        for squash in ((1.0, LEAN), (LEAN, 1.0)):
+            leaning = _fit_upright(lab_upright, die_px, search, faces, lone, squash)
+            if leaning[0].max() > best[0][0].max():
+                best = (leaning, turn, upright)
     (fit_by_pattern, at_by_pattern), turn, upright = best
     p = int(np.argmax(fit_by_pattern))
     fit = float(fit_by_pattern[p])
@@ -276,7 +285,8 @@ def _squash(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray)
     return best[1]
 
 
-def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...], lone: float):
+def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...], lone: float,
+                 squash: tuple[float, float] = (1.0, 1.0)):
     """Best fit per pattern of an upright face (see ``read_face``) and where it was:
     (fits, [(place, spacing, contrast, face side) or None])."""
     n = lab.shape[0]
@@ -297,11 +307,11 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
     average = _ON / counts[:, None]                                                  # (P,9)
     for face in faces:
         side = face * die_px
-        half = 0.46 * side
-        x0 = np.clip(np.round(places[:, 0] - half).astype(int), 0, n)
-        x1 = np.clip(np.round(places[:, 0] + half).astype(int) + 1, 0, n)
-        y0 = np.clip(np.round(places[:, 1] - half).astype(int), 0, n)
-        y1 = np.clip(np.round(places[:, 1] + half).astype(int) + 1, 0, n)
+        hx, hy = 0.46 * side * squash[0], 0.46 * side * squash[1]
+        x0 = np.clip(np.round(places[:, 0] - hx).astype(int), 0, n)
+        x1 = np.clip(np.round(places[:, 0] + hx).astype(int) + 1, 0, n)
+        y0 = np.clip(np.round(places[:, 1] - hy).astype(int), 0, n)
+        y1 = np.clip(np.round(places[:, 1] + hy).astype(int) + 1, 0, n)
         area = np.maximum((x1 - x0) * (y1 - y0), 1).astype(np.float32)
         total = sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
         moments = (products[y1, x1] - products[y0, x1] - products[y1, x0] + products[y0, x0]) / area[:, None]
@@ -315,7 +325,7 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
             pip_r = PIP * spacing
             k = max(int(round(1.7 * pip_r)), 1)
             discs = cv2.blur(lab, (k, k))
-            grid = places[:, None, :] + np.concatenate([_SITES, _GAPS])[None] * spacing
+            grid = places[:, None, :] + np.concatenate([_SITES, _GAPS])[None] * np.float32(squash) * spacing
             sampled = cv2.remap(discs, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)                    # (K,9+4,3)
             at, gaps = sampled[:, :9], sampled[:, 9:]
@@ -511,6 +521,7 @@ FACE_ROUND = 0.57       # share of the ring showing one checker colour for a die
 SQUARE = 0.88           # a top face whose pips span less than this one way over the other leans
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
 BOARD_FACES = (0.88, 1.02)
+BOX = 1.6               # a read die's box around its top face, in die sides (room for its sides in view)
 BOARD_PATCH = 64        # a board die's patch and the die's side in it: room around it for the
 BOARD_DIE_PX = 26.0     # top face's parallax
 BOARD_SEARCH = 0.45
@@ -680,7 +691,7 @@ class BoardDice:
         to_canonical = _patch_transform(centre, self._die_canonical, 0.0, BOARD_DIE_PX, BOARD_PATCH)
         to_frame = local_homography(self.to_frame, to_canonical, BOARD_PATCH)
         face = read_face(read_patch(frame, to_frame, BOARD_PATCH), BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES,
-                         BOARD_BLOB, BOARD_FIT, 1.0)
+                         BOARD_BLOB, BOARD_FIT, 1.0, True)
         if face is None:
             return None
         cx, cy = _apply(to_canonical, face.centre)
@@ -688,7 +699,7 @@ class BoardDice:
         covered, checker = self._surroundings(change, lab, (cx, cy))
         on_checker = covered and checker
         flat = not covered and face.squareness > SQUARE
-        r = 0.5 * DIE_SIDE * self.model.ppd * 1.3
+        r = 0.5 * DIE_SIDE * self.model.ppd * BOX
         corners = np.array([(cx - r, cy - r), (cx + r, cy - r), (cx + r, cy + r), (cx - r, cy + r)], np.float64)
         fc = np.asarray(self.to_frame(corners), np.float64).reshape(-1, 2)
         x0, y0 = np.floor(fc.min(axis=0)).astype(int)
