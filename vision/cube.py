@@ -71,7 +71,7 @@ class BoardCube:
         order = np.argsort(-profile)
         out: list[float] = []
         for y in order:
-            if profile[y] < STANDS_OUT or len(out) >= 6:
+            if profile[y] < STANDS_OUT or len(out) >= 8:
                 break
             if all(abs(y - q) > 0.7 * m.ppd for q in out) and 0.3 * m.ppd <= y <= h - 0.3 * m.ppd:
                 out.append(float(y))
@@ -115,7 +115,7 @@ def _straighten(patch: np.ndarray) -> np.ndarray | None:
         for i in range(1, count):
             if stats[i, cv2.CC_STAT_AREA] < 0.5 * FACE_PX ** 2:
                 continue
-            if np.hypot(centroids[i][0] - n / 2, centroids[i][1] - n / 2) > 0.7 * FACE_PX:
+            if np.hypot(centroids[i][0] - n / 2, centroids[i][1] - n / 2) > 0.9 * FACE_PX:
                 continue
             body = labels == i
             found = _square(body.astype(np.uint8) * 255, n)
@@ -142,7 +142,7 @@ def _square(mask: np.ndarray, n: int):
     for i in range(1, count):
         area = stats[i, cv2.CC_STAT_AREA]
         off = float(np.hypot(centroids[i][0] - n / 2, centroids[i][1] - n / 2))
-        if not 0.55 * FACE_PX ** 2 <= area <= 1.7 * FACE_PX ** 2 or off > 0.6 * FACE_PX:
+        if not 0.55 * FACE_PX ** 2 <= area <= 1.7 * FACE_PX ** 2 or off > 0.85 * FACE_PX:
             continue
         pts = np.column_stack(np.nonzero(labels == i)[::-1]).astype(np.float32)
         rect = cv2.minAreaRect(pts)
