@@ -113,7 +113,7 @@ class FaceRead:
 
 # ------------------------------------------------------------------------ face reading
 PHOTO_FACES = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1)       # top face side / die side tried in a photo
-_RATIOS = (0.215, 0.25, 0.285)                 # pip spacing / face side tried (dice makers differ)
+PHOTO_RATIOS = (0.215, 0.25, 0.285)                 # pip spacing / face side tried (dice makers differ)
 MIN_FIT = 0.07                          # share of the face's colour variance the pips must explain
 MIN_CONTRAST = 20.0                     # Lab distance between pips and face a face must show
 WEAKEST = 0.5                          # the weakest pip's contrast over the pips' mean contrast
@@ -188,11 +188,13 @@ def pip_angles(lab: np.ndarray, die_px: float) -> list[float]:
 
 def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.2,
               faces: tuple[float, ...] = PHOTO_FACES, blob: float | None = None,
-              min_fit: float = MIN_FIT, lone: float = LONE, lean: bool = False) -> FaceRead | None:
+              min_fit: float = MIN_FIT, lone: float = LONE, lean: bool = False,
+              ratios: tuple[float, ...] = PHOTO_RATIOS) -> FaceRead | None:
     """Read the top face of the die centred in ``patch`` (square, BGR), ``die_px`` wide
     (default: the patch holds the die as ``read_patch`` makes it). The face's centre may
     lie up to ``search`` die widths from the patch centre (a die seen at a slant shows
-    its sides on one side), and its side is one of ``faces`` die widths. With ``blob``,
+    its sides on one side), its side is one of ``faces`` die widths and its pips lie
+    ``ratios`` of its side apart. With ``blob``,
     spots that fit as well when ``blob`` times larger are not pips (a checker's glint or
     rings). A face off the patch centre fits less, a lone pip (a one) ``lone`` times less
     (a single pip of any face looks like a one). None when no face pattern fits at least
@@ -221,14 +223,15 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
             break
         upright = cv2.getRotationMatrix2D(centre, float(np.rad2deg(turn)), 1.0)
         fits = _fit_upright(cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR,
-                                           borderMode=cv2.BORDER_REPLICATE), die_px, search, faces, lone)
+                                           borderMode=cv2.BORDER_REPLICATE), die_px, search, faces, lone,
+                            ratios=ratios)
         if best is None or fits[0].max() > best[0][0].max():
             best = (fits, turn, upright)
     if lean and min_fit > best[0][0].max() >= 0.5 * min_fit:    # perhaps a leaning die's foreshortened top
         fits, turn, upright = best
         lab_upright = cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         for squash in ((1.0, LEAN), (LEAN, 1.0)):
-            leaning = _fit_upright(lab_upright, die_px, search, faces, lone, squash)
+            leaning = _fit_upright(lab_upright, die_px, search, faces, lone, squash, ratios)
             if leaning[0].max() > best[0][0].max():
                 best = (leaning, turn, upright)
     (fit_by_pattern, at_by_pattern), turn, upright = best
@@ -286,7 +289,7 @@ def _squash(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray)
 
 
 def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...], lone: float,
-                 squash: tuple[float, float] = (1.0, 1.0)):
+                 squash: tuple[float, float] = (1.0, 1.0), ratios: tuple[float, ...] = PHOTO_RATIOS):
     """Best fit per pattern of an upright face (see ``read_face``) and where it was:
     (fits, [(place, spacing, contrast, face side) or None])."""
     n = lab.shape[0]
@@ -320,7 +323,7 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
         cov = np.empty((len(places), 3, 3), np.float32)
         for c, (i, j) in enumerate(((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))):
             cov[:, i, j] = cov[:, j, i] = moments[:, c] - mean[:, i] * mean[:, j]
-        for ratio in _RATIOS:
+        for ratio in ratios:
             spacing = ratio * side
             pip_r = PIP * spacing
             k = max(int(round(1.7 * pip_r)), 1)
@@ -510,7 +513,7 @@ SHADE = 0.4             # weight of darkening in that distance (shadows only dar
 DETAIL = 25.0           # rise in fine detail (Laplacian) over the empty board that marks pips and edges
 SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
 CROWDS = 6              # at most this many crowds of spots are tried
-CANDIDATES = 10         # at most this many candidates are read, those with the most pip-like spots first
+CANDIDATES = 8         # at most this many candidates are read, those with the most pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
 CHECKER_RING = 0.42     # radius (checker diameters) of the ring a die on a checker sits inside
@@ -521,6 +524,7 @@ FACE_ROUND = 0.57       # share of the ring showing one checker colour for a die
 SQUARE = 0.88           # a top face whose pips span less than this one way over the other leans
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
 BOARD_FACES = (0.88, 1.02)
+BOARD_RATIOS = (0.25, 0.285)
 BOX = 1.6               # a read die's box around its top face, in die sides (room for its sides in view)
 BOARD_PATCH = 64        # a board die's patch and the die's side in it: room around it for the
 BOARD_DIE_PX = 26.0     # top face's parallax
@@ -691,7 +695,7 @@ class BoardDice:
         to_canonical = _patch_transform(centre, self._die_canonical, 0.0, BOARD_DIE_PX, BOARD_PATCH)
         to_frame = local_homography(self.to_frame, to_canonical, BOARD_PATCH)
         face = read_face(read_patch(frame, to_frame, BOARD_PATCH), BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES,
-                         BOARD_BLOB, BOARD_FIT, 1.0, True)
+                         BOARD_BLOB, BOARD_FIT, 1.0, True, BOARD_RATIOS)
         if face is None:
             return None
         cx, cy = _apply(to_canonical, face.centre)
