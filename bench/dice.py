@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import statistics
 import sys
 import time
@@ -31,11 +32,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from engine.moves import legal_plays  # noqa: E402
-from engine.position import WHITE, Position  # noqa: E402
+from engine.position import Position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, Cube, Die, render  # noqa: E402
 from test_dice_board import EMPTY, TruthBoard, matched  # noqa: E402
 from vision.dice import find_dice  # noqa: E402
+
+# the vision bench's positions by random play (its file name would shadow the vision package)
+_spec = importlib.util.spec_from_file_location("bench_vision", ROOT / "bench" / "vision.py")
+_bench_vision = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_bench_vision)
+random_position = _bench_vision.random_position
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "dice"
 
@@ -122,18 +128,6 @@ def photo_table(split: str, verbose: bool) -> None:
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 RESTS = ("flat", "flat", "flat", "flat", "cocked", "on_checker")
-
-
-def random_position(rng: np.random.Generator, plies: int) -> Position:
-    """A position reached by ``plies`` random legal plays from the opening."""
-    position, side = Position.initial(), WHITE
-    for _ in range(plies):
-        plays = legal_plays(position, side, (int(rng.integers(1, 7)), int(rng.integers(1, 7))))
-        position = plays[int(rng.integers(len(plays)))].position
-        if position.winner() is not None:
-            break
-        side = side.opponent
-    return position
 
 
 def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
