@@ -406,13 +406,13 @@ class Referee:
             return False
         reason = game.why_no_double(side)
         if reason:
-            self._signal_roll_again_once(f"No double: {reason}", d)
+            self._tell_once(f"No double: {reason}", d)
             return True
         self._accept({"type": "double", "side": side_name(side)}, d)
         self._show_state(d, f"{side_name(side).capitalize()} doubles to {game.cube * 2}")
         return True
 
-    def _signal_roll_again_once(self, text: str, d: Decision) -> None:
+    def _tell_once(self, text: str, d: Decision) -> None:
         if self.roll_fault != text:
             self.roll_fault = text
             d.signals.append(Beep("attention"))
