@@ -126,12 +126,37 @@ def _straighten(patch: np.ndarray) -> np.ndarray | None:
             if found is not None and (best is None or found[0] < best[0]):
                 best = found
     if best is None:
+        best = _printed_square(light, n)
+    if best is None:
         return None
     (cx, cy), (w, hgt), angle = best[1]
     side = (w + hgt) / 2 * 0.94
     m = cv2.getRotationMatrix2D((cx, cy), angle, GLYPH / side)
     m[:, 2] += (GLYPH - 1) / 2 - np.array([cx, cy])
     return cv2.warpAffine(gray, m, (GLYPH, GLYPH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _printed_square(light: np.ndarray, n: int):
+    """(distance from the middle, rect) of the face-sized square, square to the board's
+    axes as a cube set down by hand is, that is all one colour but for printing in its
+    middle: the cube's face where it touches checkers or shows a side. None if none."""
+    best = None
+    for mask in (light, 255 - light):
+        solid = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        k, inner = FACE_PX, int(FACE_PX * 0.6)
+        fill = cv2.boxFilter((solid > 0).astype(np.float32), -1, (k, k), borderType=cv2.BORDER_CONSTANT)
+        ink = cv2.boxFilter(((solid > 0) & (mask == 0)).astype(np.float32), -1, (inner, inner),
+                            borderType=cv2.BORDER_CONSTANT)
+        score = np.where((fill > 0.9) & (ink > 0.06) & (ink < 0.45), fill, 0)
+        yy, xx = np.mgrid[:n, :n]
+        score[np.hypot(xx - n / 2, yy - n / 2) > 0.8 * FACE_PX] = 0
+        if score.max() <= 0:
+            continue
+        y, x = np.unravel_index(int(np.argmax(score)), score.shape)
+        off = float(np.hypot(x - n / 2, y - n / 2))
+        if best is None or off < best[0]:
+            best = (off, ((float(x), float(y)), (float(k), float(k)), 0.0))
+    return best
 
 
 def _square(mask: np.ndarray, n: int):
