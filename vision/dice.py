@@ -119,6 +119,7 @@ MIN_CONTRAST = 20.0                     # Lab distance between pips and face a f
 WEAKEST = 0.5                          # the weakest pip's contrast over the pips' mean contrast
 GAP = 0.55                             # the most pip-like gap between sites, over the pips' mean contrast
 PIP = 0.31                             # a pip's radius over the pip spacing
+STEP = 1 / 15                          # the face centres tried lie this many die widths apart
 LEAN = 0.85                            # a leaning top face's foreshortening tried
 SURE_FIT = 0.5                         # a fit this good needs no second turn tried
 LONE = 3.0                             # how much more a lone pip (a one) loses off the centre
@@ -297,7 +298,7 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
     sums = cv2.integral(lab)                     # (n+1, n+1, 3)
     products = cv2.integral(np.concatenate([lab * lab, lab[..., [0, 0, 1]] * lab[..., [1, 2, 2]]], axis=2))
     r = search * die_px
-    offsets = np.arange(-r, r + 1e-6, max(1.0, die_px / 15))
+    offsets = np.arange(-r, r + 1e-6, max(1.0, die_px * STEP))
     tx, ty = np.meshgrid(offsets, offsets)
     places = np.stack([tx.ravel(), ty.ravel()], axis=1).astype(np.float32) + np.float32(centre)
     # a face far from where the die was found is less likely (a pip at a corner of a face
@@ -338,7 +339,7 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
             contrast2 = (step * step).sum(axis=2)
             # share of the window's colour variance along the pips' colour that a
             # face-and-pips template explains (blotches of other colours do not count)
-            along = np.einsum("kpi,kij,kpj->kp", step, cov, step) / np.maximum(contrast2, 1e-3)
+            along = (np.matmul(step, cov) * step).sum(axis=2) / np.maximum(contrast2, 1e-3)
             fit = share * (1 - share) * contrast2 / np.maximum(along, 1e-3) - off_centre[:, None] * weight
             face_colour = pips - step
             base = (face_colour * step).sum(axis=2)[..., None]
