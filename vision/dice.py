@@ -1,20 +1,23 @@
 """Find and read six-sided dice anywhere in an image (a tray, a table) and on a calibrated board.
 
 A face is read on a small square patch that holds one die, upsampled or reduced so the
-die is ``DIE_PX`` pixels wide: pips are the round spots whose colour departs from the
-face's along one colour direction (a difference of Gaussians at pip size, projected on
-the direction of the strongest spots), the die's turn comes from the fourfold symmetry
-of its edges, and a 3x3 grid of pip sites is slid over the patch at every plausible
-place, spacing and small turn. A value is the face pattern whose pip sites are all
-clearly stronger than the other sites and than any spot left unexplained on the face
-(the two middle-side sites tell a six from a four); a patch that fits no pattern is
-not a die. The weakest pip over the strongest rival is the confidence.
+die is ``DIE_PX`` pixels wide. The die's turn (modulo a quarter turn) comes from the
+fourfold symmetry of its blurred outline and from its strongest pip-like spots; turned
+upright, a 3x3 grid of pip sites is slid over every plausible place, face size and pip
+spacing. Each value's pattern (the two middle-side sites tell a six from a four) is
+scored by how much of the face's colour variance, along the pips' colour, a face with
+pips in that pattern explains; the pattern must show every pip clearly and nothing
+pip-like between its sites. A patch that fits no pattern is not a die; the best value's
+margin over the best other value is the confidence.
 
-On a board, candidates are what differs from the calibration's empty board yet is
-smaller than a checker (an opening by a disc narrower than a checker removes the
-checkers and keeps dice, also those leaning on one), plus spots inside checkers whose
-colour is neither the board's nor the checker's (a die lying on a checker); each is
-read on a patch warped from the full-resolution frame through the calibration.
+In a photo, die bodies are what departs from the smoothed background: single dice,
+touching dice split at the cores of their blob, and dice as light as the background
+found by their pips. On a board, candidates are what the calibration's empty board
+lacks: die-sized remains after an opening removes the checkers, spots inside checkers of
+neither the board's nor a checker's colour, and crowds of new pip-like spots; each is
+read on a patch warped from the full-resolution frame through the calibration, its half
+is whose right hand it lies at, and the board around it tells whether it lies on a
+checker or leans on something.
 """
 
 from __future__ import annotations
@@ -106,7 +109,7 @@ class FaceRead:
 
     @property
     def squareness(self) -> float:
-        """Shorter over longer pip spacing: 1 for a face seen square on (only for 4..6 pips)."""
+        """Shorter over longer pip spacing: 1 for a face seen square on (always 1 for a one)."""
         a, b = self.spacing
         return min(a, b) / max(a, b, 1e-6)
 
@@ -514,7 +517,7 @@ SHADE = 0.4             # weight of darkening in that distance (shadows only dar
 DETAIL = 25.0           # rise in fine detail (Laplacian) over the empty board that marks pips and edges
 SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
 CROWDS = 6              # at most this many crowds of spots are tried
-CANDIDATES = 8         # at most this many candidates are read, those with the most pip-like spots first
+CANDIDATES = 8          # at most this many candidates are read, those with the most pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
 CHECKER_RING = 0.42     # radius (checker diameters) of the ring a die on a checker sits inside
@@ -524,12 +527,12 @@ CHECKER_FACE = 22.0     # Lab distance from a checker colour within which the ri
 FACE_ROUND = 0.57       # share of the ring showing one checker colour for a die lying on a checker
 SQUARE = 0.88           # a top face whose pips span less than this one way over the other leans
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
-BOARD_FACES = (0.88, 1.02)
+BOARD_FACES = (0.88, 1.02)  # top face sizes tried on a board (the die's size there is known)
 BOARD_RATIOS = (0.25, 0.285)
 BOX = 1.6               # a read die's box around its top face, in die sides (room for its sides in view)
 BOARD_PATCH = 64        # a board die's patch and the die's side in it: room around it for the
 BOARD_DIE_PX = 26.0     # top face's parallax
-BOARD_SEARCH = 0.45
+BOARD_SEARCH = 0.45     # how far (die sides) the top face may lie from a candidate
 BOARD_FIT = 0.2         # a board is busier than a tray: a face must explain more there
 BOARD_BLOB = 2.0        # a checker's glint or rings fit as well as pips this much larger
 
