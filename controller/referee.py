@@ -286,18 +286,20 @@ class Referee:
         if self.undo_asked_at is not None and now - self.undo_asked_at > self.timing.undo_timeout:
             self.undo_asked_at = None
             self._show_state(d, self._status_text())
+        dice = tuple(obs.dice)
+        self.need_clear &= {die.half for die in dice}
         reading = _reading(obs)
         self._agreeing = self._agreeing + 1 if reading == self._reading else 1
         self._reading = reading
         if self._agreeing < self.timing.confirm_frames:
             return
-        dice = tuple(obs.dice)
-        present = {die.half for die in dice}
-        self.need_clear &= present
         game = self.game
         if game is None or game.phase is Phase.OVER:
             self._between_games(obs, d)
-        elif game.phase is Phase.OPENING:
+            game = self.game
+        if game is None or game.phase is Phase.OVER:
+            return
+        if game.phase is Phase.OPENING:
             self._opening(obs, dice, d)
         elif game.phase is Phase.ROLL:
             self._before_roll(obs, dice, d)
@@ -309,7 +311,7 @@ class Referee:
     def _between_games(self, obs, d: Decision) -> None:
         if self.log.finished:
             return
-        if explains(obs, Position.initial(self.log.rules.variant)) and not obs.dice:
+        if explains(obs, Position.initial(self.log.rules.variant)):
             self._accept({"type": "game"}, d)
             self._show_state(d, self._status_text())
 
