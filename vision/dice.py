@@ -517,6 +517,7 @@ SHADE = 0.4             # weight of darkening in that distance (shadows only dar
 DETAIL = 25.0           # rise in fine detail (Laplacian) over the empty board that marks pips and edges
 SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
 CROWDS = 6              # at most this many crowds of spots are tried
+FAINT = 0.15            # candidates with fewer pip-like spots than this share of the most are not read
 CANDIDATES = 8          # at most this many candidates are read, those with the most pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
@@ -638,7 +639,7 @@ class BoardDice:
         ranked: list[tuple[float, float]] = []
         for i in np.argsort(score)[::-1]:
             p = found[i]
-            if score[i] <= 0:       # no pip-like spot near: not a die's top face
+            if score[i] <= FAINT * max(score):     # (next to) no pip-like spot: not a die's top face
                 break
             if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.3 * self._die_canonical for q in ranked):
                 ranked.append(p)
