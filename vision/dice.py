@@ -115,6 +115,7 @@ class FaceRead:
 
 
 # ------------------------------------------------------------------------ face reading
+SPECK_FIT = 0.35                        # a one or two found without a die body around it must fit this well
 PHOTO_FACES = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1)       # top face side / die side tried in a photo
 PHOTO_RATIOS = (0.215, 0.25, 0.285)                 # pip spacing / face side tried (dice makers differ)
 MIN_FIT = 0.07                          # share of the face's colour variance the pips must explain
@@ -436,16 +437,19 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
         if cv2.contourArea(c) >= 0.35 * die_size ** 2:
             rects += _split(filled, c, die_size)
     # a die of the background's colour shows only its pips: close them into a die-sized blob
-    k = int(0.45 * die_size) | 1
+    k = int(0.6 * die_size) | 1
     pips = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) & ~filled
-    for c in _components(pips):
-        (cx, cy), (w, h), _ = cv2.minAreaRect(c)
-        if 0.08 * die_size ** 2 <= cv2.contourArea(c) and max(w, h) <= 1.2 * die_size:
-            rects.append(((cx, cy), (die_size, die_size), 0.0))
     for rect in rects:
         read = _read_candidate(image, rect)
         if read is not None:
             reads.append(read)
+    for c in _components(pips):
+        (cx, cy), (w, h), _ = cv2.minAreaRect(c)
+        if 0.02 * die_size ** 2 <= cv2.contourArea(c) and max(w, h) <= 1.2 * die_size:
+            read = _read_candidate(image, ((cx, cy), (die_size, die_size), 0.0))
+            # specks on the background read as ones and twos: without a body around them they must fit well
+            if read is not None and (read[1].value > 2 or read[0] >= SPECK_FIT):
+                reads.append(read)
     dice: list[Die] = []
     for _, die in sorted(reads, key=lambda r: -r[0]):
         if all(np.hypot(die.centre[0] - d.centre[0], die.centre[1] - d.centre[1]) > 0.6 * die_size for d in dice):
