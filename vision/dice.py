@@ -193,7 +193,7 @@ def pip_angles(lab: np.ndarray, die_px: float) -> list[float]:
 
 def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.2,
               faces: tuple[float, ...] = PHOTO_FACES, blob: float | None = None,
-              min_fit: float = MIN_FIT, lone: float = LONE, lean: bool = False,
+              min_fit: float = MIN_FIT, lone: float = LONE, lean: bool | None = False,
               ratios: tuple[float, ...] = PHOTO_RATIOS) -> FaceRead | None:
     """Read the top face of the die centred in ``patch`` (square, BGR), ``die_px`` wide
     (default: the patch holds the die as ``read_patch`` makes it). The face's centre may
@@ -204,7 +204,8 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
     rings). A face off the patch centre fits less, a lone pip (a one) ``lone`` times less
     (a single pip of any face looks like a one). None when no face pattern fits at least
     ``min_fit``; with ``lean``, a face that nearly fits is tried again foreshortened one
-    way (the top of a die leaning on something).
+    way (the top of a die leaning on something), with ``lean`` None every face is (a
+    photo's slant, pips set closer one way than the other).
 
     The face is tried upright at the turn of the die's outline and at the turns of its
     pips. Every hypothesis (face centre, size, pip spacing, value) is scored by how much
@@ -232,7 +233,7 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
                             ratios=ratios)
         if best is None or fits[0].max() > best[0][0].max():
             best = (fits, turn, upright)
-    if lean and min_fit > best[0][0].max() >= 0.5 * min_fit:    # perhaps a leaning die's foreshortened top
+    if lean is None or (lean and min_fit > best[0][0].max() >= 0.5 * min_fit):   # a foreshortened top
         fits, turn, upright = best
         lab_upright = cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         for squash in ((1.0, LEAN), (LEAN, 1.0)):
@@ -505,7 +506,7 @@ def _read_candidate(image: np.ndarray, rect) -> tuple[float, Die] | None:
         return None
     side = max(w, h)
     to_image = _patch_transform((cx, cy), side, angle)
-    face = read_face(read_patch(image, to_image))
+    face = read_face(read_patch(image, to_image), lean=None)
     if face is None:
         return None
     flat = max(w, h) / min(w, h) < 1.3
