@@ -2,6 +2,8 @@
 
 - ``bgref calibrate IMAGE --out CAL.json [--source SPEC] [--position ID] [--white light|dark]``
 - ``bgref read IMAGE --calibration CAL.json [--json] [--annotate OUT.png]``
+- ``bgref read IMAGE [--white light|dark] [--home CORNER] [--json] [--annotate OUT.png]``:
+  with no calibration, photo import (``vision.photo``) of any photo of a board
 - ``bgref dice IMAGE [--json]``
 
 Bad input (an unreadable or empty file, a black or overexposed frame, a frame that does
@@ -20,6 +22,7 @@ from engine.position import WHITE, Position
 from vision.calibration import Calibration, calibrate
 from vision.dice import find_dice
 from vision.observation import Observation
+from vision.photo import HOMES, import_photo
 from vision.reader import BoardReader
 
 
@@ -35,9 +38,11 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("read", help="read the checkers, dice and cube in one frame")
     p.add_argument("image")
-    p.add_argument("--calibration", required=True, help="calibration file from 'bgref calibrate'")
+    p.add_argument("--calibration", help="calibration file from 'bgref calibrate' (without: photo import)")
     p.add_argument("--json", action="store_true", help="print the observation as JSON")
     p.add_argument("--annotate", metavar="OUT.png", help="draw what was read onto the frame")
+    p.add_argument("--white", choices=["light", "dark"], help="photo import: which checkers are White")
+    p.add_argument("--home", choices=HOMES, help="photo import: the photo's corner with White's home board")
     p.set_defaults(func=run_read)
 
     p = subparsers.add_parser("dice", help="find and read dice anywhere in an image")
@@ -85,6 +90,8 @@ def run_calibrate(args) -> int:
 
 def run_read(args) -> int:
     frame = load_image(args.image)
+    if args.calibration is None:
+        return _import_photo(frame, args)
     cal = Calibration.load(args.calibration)
     obs = BoardReader(cal).read(frame)
     if args.annotate:
@@ -94,6 +101,15 @@ def run_read(args) -> int:
         print(json.dumps(obs.to_json()))
     else:
         print(describe(obs))
+    return 0
+
+
+def _import_photo(frame: np.ndarray, args) -> int:
+    """``bgref read`` without a calibration: read the position in a photo of any board."""
+    read = import_photo(frame, white=args.white, home=args.home)
+    if args.annotate and not cv2.imwrite(args.annotate, read.annotated(frame)):
+        raise OSError(f"{args.annotate}: could not write the annotated image")
+    print(json.dumps(read.to_json()) if args.json else read.describe())
     return 0
 
 

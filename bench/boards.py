@@ -1,0 +1,166 @@
+"""Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
+
+Usage: python bench/boards.py [--verbose] [--renders 56] [--first-seed 200000]
+
+Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
+point is labelled, so what is scored is what the labels allow: the number of checkers of
+each colour against the labelled boxes (light_p, dark_p), and detection against the
+boxes: a found checker matches a box when its centre lies inside it, each box and
+checker matched at most once (maximum matching). "colour" is the share of matched
+checkers given the box's colour. Tables for all photos and for the complete ones.
+
+Rendered boards (hardware/sim/renderer.py, clean conditions, every style and home corner,
+positions reached by random legal play from seeds never used while tuning): the whole
+position read right, per point, and with ``white``/``home`` left to be chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.moves import legal_plays  # noqa: E402
+from engine.position import WHITE, Position  # noqa: E402
+from hardware.sim.renderer import STYLES, Conditions, render  # noqa: E402
+from vision.photo import HOMES, import_photo  # noqa: E402
+
+PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
+LIGHT, DARK = 4, 2      # YOLO classes of the labelled checkers
+
+
+def load_checker_boxes(path: Path, width: int, height: int) -> list[tuple[str, float, float, float, float]]:
+    """Labelled checkers as (colour, centre x, centre y, width, height) in pixels (other
+    classes and polygon outlines are skipped)."""
+    out = []
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        if len(fields) != 5 or int(fields[0]) not in (LIGHT, DARK):
+            continue
+        c, cx, cy, w, h = (float(v) for v in fields)
+        out.append(("light" if int(c) == LIGHT else "dark", cx * width, cy * height, w * width, h * height))
+    return out
+
+
+def match(centres: list[tuple[float, float]], boxes) -> list[tuple[int, int]]:
+    """A maximum one-to-one matching of centres to the boxes they lie in: (centre, box) pairs."""
+    inside = [[j for j, (_, bx, by, bw, bh) in enumerate(boxes)
+               if abs(x - bx) <= bw / 2 and abs(y - by) <= bh / 2] for x, y in centres]
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in inside[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    for i in range(len(centres)):
+        augment(i, set())
+    return [(i, j) for j, i in owner.items()]
+
+
+def photo_rows(verbose: bool) -> list[dict]:
+    rows = []
+    for image_path in sorted((PHOTOS / "images").glob("*.jpg")):
+        image = cv2.imread(str(image_path))
+        boxes = load_checker_boxes(PHOTOS / "labels" / (image_path.stem + ".txt"), image.shape[1], image.shape[0])
+        start = time.perf_counter()
+        read = import_photo(image)
+        seconds = time.perf_counter() - start
+        found = read.checkers
+        pairs = match([(c.x, c.y) for c in found], boxes)
+        row = {"photo": image_path.stem[:24], "complete": len(boxes) == 30,
+               "labelled": {c: sum(1 for b in boxes if b[0] == c) for c in ("light", "dark")},
+               "found": read.counts, "boxes": len(boxes), "checkers": len(found), "matched": len(pairs),
+               "same colour": sum(1 for i, j in pairs if found[i].colour == boxes[j][0]),
+               "seconds": seconds, "position": read.position is not None}
+        row["exact"] = row["found"] == row["labelled"]
+        rows.append(row)
+        if verbose:
+            lab, got = row["labelled"], row["found"]
+            print(f"{row['photo']:<26} light {got['light']:>2}/{lab['light']:<2} dark {got['dark']:>2}/{lab['dark']:<2} "
+                  f"{'exact' if row['exact'] else '     '} matched {row['matched']:>2}/{row['boxes']:<2} "
+                  f"found {row['checkers']:>2}  {seconds:.1f} s  {read.reason or ''}", flush=True)
+    return rows
+
+
+def summarise(name: str, rows: list[dict]) -> None:
+    matched = sum(r["matched"] for r in rows)
+    found = sum(r["checkers"] for r in rows)
+    boxes = sum(r["boxes"] for r in rows)
+    error = sum(abs(r["found"][c] - r["labelled"][c]) for r in rows for c in ("light", "dark"))
+    print(f"{name:<16} {len(rows):>6} {sum(r['exact'] for r in rows):>12} {error:>12} "
+          f"{matched / max(found, 1):>10.1%} {matched / max(boxes, 1):>8.1%} "
+          f"{sum(r['same colour'] for r in rows) / max(matched, 1):>8.1%} "
+          f"{sum(r['position'] for r in rows):>10} {statistics.median(r['seconds'] for r in rows):>9.1f}")
+
+
+def random_position(rng: np.random.Generator) -> Position:
+    position, side = Position.initial(), WHITE
+    for _ in range(int(rng.integers(0, 40))):
+        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        plays = legal_plays(position, side, dice)
+        position = plays[int(rng.integers(len(plays)))].position
+        if position.winner() is not None:
+            break
+        side = side.opponent
+    return position
+
+
+def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
+    stats = {"frames": 0, "right": 0, "points right": 0, "given": 0, "chosen right": 0}
+    for seed in range(first_seed, first_seed + count):
+        rng = np.random.default_rng(seed)
+        style = list(STYLES)[seed % len(STYLES)]
+        home = HOMES[(seed // len(STYLES)) % len(HOMES)]
+        position = random_position(rng)
+        image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
+                          style=style, size=(960, 540), conditions=Conditions.clean(), home=home)
+        read = import_photo(image, white="light", home=home)
+        points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
+        stats["frames"] += 1
+        stats["right"] += read.position == position
+        stats["points right"] += sum(a == b for a, b in zip(points, position.points()))
+        chosen = import_photo(image)
+        stats["chosen right"] += chosen.position == position and chosen.orientation["home"] == home
+        if verbose and read.position != position:
+            print(f"seed {seed} {style} {home}: {read.reason or 'wrong position'}", flush=True)
+    return stats
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--renders", type=int, default=56)
+    ap.add_argument("--first-seed", type=int, default=200000)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    if not PHOTOS.is_dir():
+        print(f"no photos at {PHOTOS}")
+        return 1
+    rows = photo_rows(args.verbose)
+    print(f"\n{'photos':<16} {'count':>6} {'exact counts':>12} {'count error':>12} {'precision':>10} "
+          f"{'recall':>8} {'colour':>8} {'positions':>10} {'median s':>9}")
+    summarise("all", rows)
+    summarise("all 30 boxed", [r for r in rows if r["complete"]])
+    if args.renders:
+        s = render_rows(args.renders, args.first_seed, args.verbose)
+        n = max(s["frames"], 1)
+        print(f"\nclean renders: {s['frames']} frames, position right {s['right'] / n:.1%}, "
+              f"per point {s['points right'] / (24 * n):.1%}, "
+              f"with the orientation chosen from the position {s['chosen right'] / n:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,421 @@
+"""Photo import: read a position from any photo of a real board, with no calibration.
+
+``import_photo(image)`` finds the checkers as discs (``vision.photo_checkers``) and the
+playing field by the drawing of its points (``vision.photo_board``), tells the two
+sides' checkers apart by colour, puts every checker on a point, the bar or off the
+field, and turns the counts into a ``Position``. One photo cannot say who is who: the
+light checkers are taken for White unless ``white='dark'``, and White's home board is
+put in the corner that makes the most plausible position (the usual convention that a
+player's home board is on their right, then the fewer pips the better) unless ``home``
+names it.
+
+>>> read = import_photo(cv2.imread("board.jpg"))                     # doctest: +SKIP
+>>> read.position, read.orientation                                 # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from engine.ids import Xgid
+from engine.position import WHITE, Position, PositionError
+from vision.dice import find_dice
+from vision.observation import DieRead, Observation, Occlusion, PointRead
+from vision.photo_board import FieldFit, find_field
+from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours
+
+HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
+COLOURS = ("light", "dark")
+CHECKERS = 15
+ROW = 5                 # checkers that fit in a row along a point
+DIE_SIZE = (0.25, 1.0)  # a die's box side in checker diameters
+WORK_SIDE = 800         # photos are read at most this many pixels on their longer side
+CANDIDATE = 0.4         # outline support for a disc to be considered at all
+STRONG = 0.65           # ... to count as a checker on its own anywhere
+FAIR = 0.55             # ... to count as one at a point's base
+RELATIVE_FIRST = 0.75   # ... and with at least this share of the clearest checkers' support
+RELATIVE_NEXT = 0.55    # ... one further along a row this share
+CLOSED = 4 / 32         # the longest unseen arc of a checker at a point's base (share of the outline)
+OPEN = 4 / 32           # ... of one further along a row
+COLOUR_SPREAD = 3.0     # a checker's colour lies within this many spreads of its side's colour
+ON_LINE = 0.3           # a checker on a point lies within this many point widths of its centre line
+FIRST_SLOT = 3.2        # the first checker of a point lies within this many radii of the base
+NEXT_SLOT = (0.9, 2.6)  # the next one this many radii further (less when piled or squeezed)
+CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
+
+
+class PhotoError(ValueError):
+    """The image cannot be read as a photo of a board."""
+
+
+@dataclass(frozen=True)
+class PhotoChecker:
+    """One checker found: centre and radius in image pixels, ``colour`` 'light' or 'dark',
+    ``confidence`` (0..1) and where it stands: ``column`` 0..11 across the field from the
+    fit's first corner and ``row`` 0 (the fit's y=0 side) or 1, or ``place`` 'bar' or 'off'
+    (outside the field); ``location`` is White's point number 1..24, 'bar' or 'off'
+    once the orientation is chosen."""
+
+    x: float
+    y: float
+    radius: float
+    colour: str
+    confidence: float
+    place: str = "point"
+    column: int | None = None
+    row: int | None = None
+    along: float = 0.0
+    location: int | str | None = None
+
+
+@dataclass(frozen=True)
+class PhotoRead:
+    """What one photo shows: ``board`` the field's outline (4 x 2 image pixels, or None when
+    no field was found), every checker, the points as read (``Observation``), the dice,
+    the ``position`` when the counts make a legal one (else None and ``reason``), and the
+    ``orientation``: ``home`` (the photo's corner holding White's home board) and
+    ``white`` (which colour was taken for White)."""
+
+    board: np.ndarray | None
+    checkers: tuple[PhotoChecker, ...]
+    observation: Observation
+    position: Position | None
+    reason: str | None
+    orientation: dict[str, str | None] = field(default_factory=lambda: {"home": None, "white": None})
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Checkers found of each colour."""
+        return {c: sum(1 for k in self.checkers if k.colour == c) for c in COLOURS}
+
+    def point_confidence(self) -> dict[int, float]:
+        """Confidence of each point's read, by White's point number."""
+        return {p.point: p.confidence for p in self.observation.points}
+
+    def to_json(self) -> dict:
+        """The ``bgref read --json`` contract with ``xgid``, ``orientation``, the board's
+        outline, the checkers and, when no position could be made, the ``reason``."""
+        out = self.observation.to_json() if self.observation.points else {
+            "settled": False, "points": [], "bar": {"white": 0, "black": 0}, "off": {"white": 0, "black": 0},
+            "dice": [{"value": d.value, "half": d.half, "flat": d.flat, "box": list(d.box)}
+                     for d in self.observation.dice],
+            "cube": None, "position_id": None}
+        out["position_id"] = None if self.position is None else self.position.position_id(WHITE)
+        out["xgid"] = None if self.position is None else Xgid(self.position).encode()
+        out["orientation"] = dict(self.orientation)
+        out["board"] = None if self.board is None else np.round(self.board, 1).tolist()
+        out["checkers"] = [{"x": round(c.x, 1), "y": round(c.y, 1), "radius": round(c.radius, 1),
+                            "colour": c.colour, "confidence": round(c.confidence, 3),
+                            "location": c.location} for c in self.checkers]
+        out["reason"] = self.reason
+        return out
+
+    def describe(self) -> str:
+        """A few lines of text: counts, orientation and the position or why there is none."""
+        n = self.counts
+        lines = [f"checkers: {n['light']} light, {n['dark']} dark"
+                 + ("" if self.board is not None else " (no board field found)")]
+        if self.orientation["home"]:
+            lines.append(f"White: {self.orientation['white']} checkers, home board {self.orientation['home']}")
+        if self.position is not None:
+            lines.append(f"position {self.position.position_id(WHITE)}  {Xgid(self.position).encode()}")
+        else:
+            lines.append(f"no position: {self.reason}")
+        return "\n".join(lines)
+
+    def annotated(self, image: np.ndarray) -> np.ndarray:
+        """``image`` with the field's outline, every checker (circled in its side's colour and
+        labelled with its point, 'bar' or 'off') and the dice drawn on it."""
+        out = image.copy()
+        if self.board is not None:
+            cv2.polylines(out, [np.round(self.board).astype(np.int32)], True, (0, 255, 0), 2)
+        for c in self.checkers:
+            colour = (0, 255, 255) if c.colour == "light" else (255, 0, 255)
+            centre = (int(round(c.x)), int(round(c.y)))
+            cv2.circle(out, centre, int(round(c.radius)), colour, 2)
+            cv2.putText(out, str(c.location if c.location is not None else c.place),
+                        (centre[0] - 8, centre[1] + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 2)
+        for d in self.observation.dice:
+            x, y, w, h = d.box
+            cv2.rectangle(out, (x, y), (x + w, y + h), (255, 0, 255), 2)
+            cv2.putText(out, str(d.value), (x, y - 3), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2)
+        status = "no position: " + self.reason if self.position is None else (
+            f"White {self.orientation['white']}, home {self.orientation['home']}")
+        cv2.putText(out, status, (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 255), 2)
+        return out
+
+
+# ------------------------------------------------------------------------ the pipeline
+def import_photo(image: np.ndarray, white: str | None = None, home: str | None = None) -> PhotoRead:
+    """Read the position in a photo of a board (BGR). ``white`` ('light'/'dark') says which
+    checkers are White's and ``home`` (one of ``HOMES``, corners as the photo is seen)
+    where White's home board is; either left None is chosen from the position."""
+    if white is not None and white not in COLOURS:
+        raise ValueError(f"white must be 'light' or 'dark', got {white!r}")
+    if home is not None and home not in HOMES:
+        raise ValueError(f"home must be one of {', '.join(HOMES)}, got {home!r}")
+    work, scale = _working_copy(image)
+    radius = checker_radius(work)
+    if radius is None:
+        return _unread((), "no checkers found")
+    dice = tuple(_dice(image, 2 * radius / scale))
+    discs = find_discs(work, radius, CANDIDATE)
+    strong = [d for d in discs if d.support >= STRONG]
+    if len(strong) < 2:
+        return _unread(dice, "no checkers found")
+    fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius)
+    checkers = _select(discs, fit, radius, [tuple(v * scale for v in d.box) for d in dice])
+    checkers = [_scaled(c, 1 / scale) for c in checkers]
+    board = None if fit is None else fit.corners / scale
+    if fit is None:
+        return PhotoRead(None, tuple(checkers), Observation(False, False, dice=dice), None,
+                         "no board field found")
+    return _read_position(checkers, FieldFit(board, fit.bar, fit.tip, fit.score), dice, white, home)
+
+
+def _working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
+        raise PhotoError("the photo is not a colour image")
+    h, w = image.shape[:2]
+    if min(h, w) < 64:
+        raise PhotoError(f"the photo is too small ({w}x{h})")
+    mean = float(image.mean())
+    if mean < 12:
+        raise PhotoError("the photo is black")
+    if mean > 243:
+        raise PhotoError("the photo is overexposed")
+    scale = min(1.0, WORK_SIDE / max(h, w))
+    if scale < 1.0:
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return image, scale
+
+
+def _unread(dice: tuple[DieRead, ...], reason: str) -> PhotoRead:
+    return PhotoRead(None, (), Observation(False, False, dice=dice), None, reason)
+
+
+def _scaled(c: PhotoChecker, f: float) -> PhotoChecker:
+    return PhotoChecker(c.x * f, c.y * f, c.radius * f, c.colour, c.confidence, c.place, c.column, c.row, c.along)
+
+
+# ------------------------------------------------------------------ which discs are checkers
+def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=()) -> list[PhotoChecker]:
+    """The discs that are checkers, with their colour and place.
+
+    A disc's colour must belong to one of the two sides (learned from the discs with the
+    clearest outlines), and it must not be a die. On a point, checkers lie in a row from
+    its base: the disc nearest the base starts the row when its outline is clear (for
+    this photo) and nearly closed, and each next disc about a diameter further continues
+    it even with a fainter outline (a dark checker on a dark point shows little of one).
+    Anywhere else (the bar, the field away from the points' lines, beside the board) only
+    a clear, closed outline of a colour close to its side's will do; nothing in the bar's
+    middle, where the cube waits.
+    """
+    discs = [d for d in discs if not any(x <= d.x <= x + w and y <= d.y <= y + h for x, y, w, h in dice_boxes)]
+    strong = [d for d in discs if d.support >= STRONG]
+    labels, distance = split_colours(strong, discs)
+    places = [_place(d, fit, radius) for d in discs]
+    # how clear a checker's outline is depends on the photo: judge each against the clearest
+    clearest = np.sort([d.support for d in discs])[::-1][:CHECKERS]
+    reference = float(np.median(clearest)) if len(clearest) else 1.0
+    fair, weak = max(FAIR, RELATIVE_FIRST * reference), max(CANDIDATE, RELATIVE_NEXT * reference)
+    taken: set[int] = set()
+    rows: dict[tuple[int, int], list[int]] = {}
+    for i, d in enumerate(discs):
+        place, column, row, offset, along = places[i]
+        if place == "point" and offset < ON_LINE:
+            if distance[i] <= COLOUR_SPREAD and d.gap <= OPEN:
+                rows.setdefault((column, row), []).append(i)
+        elif place != "cube" and d.support >= STRONG and d.gap <= CLOSED and distance[i] <= COLOUR_SPREAD / 2:
+            taken.add(i)
+    for members in rows.values():
+        # checkers lie in a row from the point's base: the one nearest the base starts it,
+        # each next one lies about a diameter further (less when piled), and a hole ends it
+        members.sort(key=lambda j: places[j][4])
+        first = members[0]
+        if places[first][4] > FIRST_SLOT * radius or discs[first].support < fair or discs[first].gap > CLOSED:
+            continue
+        last = first
+        taken.add(first)
+        for j in members[1:]:
+            step = places[j][4] - places[last][4]
+            if step > NEXT_SLOT[1] * radius:
+                break
+            if step >= NEXT_SLOT[0] * radius and labels[j] == labels[first] and discs[j].support >= weak:
+                taken.add(j)
+                last = j
+    out = []
+    for i in sorted(taken, key=lambda j: -discs[j].support):
+        d = discs[i]
+        place, column, row, _, along = places[i]
+        confidence = float(np.clip(min((d.support - CANDIDATE) / (STRONG - CANDIDATE),
+                                       1.0 - distance[i] / (2 * COLOUR_SPREAD)), 0.0, 1.0))
+        out.append(PhotoChecker(d.x, d.y, d.radius, "light" if labels[i] == 1 else "dark", confidence,
+                                place, column, row, along))
+    return out
+
+
+def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | None, int | None, float, float]:
+    """(place, column, row, distance from the column's centre line in point widths, distance
+    from the row's base in image pixels) of a disc: 'point' (on the field), 'bar', or 'off'
+    (outside the field, or a centre so near the field's edge that the disc would overhang
+    the rim)."""
+    if fit is None:
+        return "off", None, None, 1.0, 0.0
+    u, v = fit.to_field([(d.x, d.y)])[0]
+    half = (1 - fit.bar) / 2
+    base = fit.to_image([(u, 0.0 if v < 0.5 else 1.0)])[0]
+    along = float(np.hypot(d.x - base[0], d.y - base[1]))
+    if not (-0.01 <= u <= 1.01 and 0.0 <= v <= 1.0) or along < 0.6 * radius:
+        return "off", None, None, 1.0, 0.0
+    if half <= u <= 1 - half:
+        # the doubling cube waits in the bar's middle; checkers on the bar lie further out
+        middle = fit.to_image([(0.5, 0.5)])[0]
+        if np.hypot(d.x - middle[0], d.y - middle[1]) < CUBE_ROOM * radius:
+            return "cube", None, None, 1.0, 0.0
+        return "bar", None, None, 0.0, 0.0
+    centres = fit.column_centres()
+    column = int(np.argmin(np.abs(centres - u)))
+    return "point", column, int(v >= 0.5), float(abs(centres[column] - u) / fit.point_width), along
+
+
+# ------------------------------------------------------------------------ the position
+def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, home) -> PhotoRead:
+    """Counts per point and the orientation that makes the best position of them."""
+    stacks: dict[tuple[int, int], list[PhotoChecker]] = {}
+    for c in checkers:
+        if c.place == "point":
+            stacks.setdefault((c.column, c.row), []).append(c)
+    mixed = [key for key, stack in stacks.items() if len({c.colour for c in stack}) > 1]
+    counts = {c: sum(1 for k in checkers if k.colour == c) for c in COLOURS}
+    reason = None
+    if mixed:
+        reason = f"checkers of both colours on {len(mixed)} point(s)"
+    elif any(n > CHECKERS for n in counts.values()):
+        reason = "more than 15 checkers of one colour: " + ", ".join(f"{n} {c}" for c, n in counts.items())
+    choices = []
+    for w in ([white] if white else list(COLOURS)):
+        for h in ([home] if home else list(HOMES)):
+            choices.append(_orient(checkers, stacks, fit, dice, w, h))
+    choices.sort(key=lambda ch: ch[0])
+    _, read = choices[0]
+    if reason:
+        return PhotoRead(read.board, read.checkers, read.observation, None, reason, read.orientation)
+    return read
+
+
+def _home_corner(fit: FieldFit, home: str) -> tuple[int, int]:
+    """The field corner (u, v in {0, 1}) that appears in the photo's ``home`` corner."""
+    centre = fit.to_image([(0.5, 0.5)])[0]
+    want = np.array([1.0 if home.endswith("right") else -1.0, 1.0 if home.startswith("bottom") else -1.0])
+    best, corner = -np.inf, (1, 1)
+    for u in (0, 1):
+        for v in (0, 1):
+            d = fit.to_image([(u, v)])[0] - centre
+            s = float(np.dot(d / (np.linalg.norm(d) + 1e-9), want))
+            if s > best:
+                best, corner = s, (u, v)
+    return corner
+
+
+def _point_number(column: int, row: int, corner: tuple[int, int]) -> int:
+    """White's point number of a field column (0..11 from u=0) and row (0 at v=0), White's
+    home board being the quarter at field corner ``corner``."""
+    k = column if corner[0] == 0 else 11 - column       # columns counted from the home end
+    return k + 1 if row == corner[1] else 24 - k
+
+
+def _conventional(fit: FieldFit, corner: tuple[int, int]) -> bool:
+    """True when the home board is on White's right as White sits at its own side."""
+    u, v = corner
+    a = fit.to_image([(0.5, v)])[0]
+    facing = fit.to_image([(0.5, 1 - v)])[0] - a
+    right = np.array([-facing[1], facing[0]])
+    toward = fit.to_image([(u, v)])[0] - a
+    return float(np.dot(right, toward)) > 0
+
+
+def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str):
+    """(rank, PhotoRead) for White's checkers being ``white`` and its home in ``home``."""
+    corner = _home_corner(fit, home)
+    owner = {white: "white", ("dark" if white == "light" else "light"): "black"}
+    signed = [0] * 24
+    confidence = [1.0] * 24
+    for (column, row), stack in stacks.items():
+        n = _point_number(column, row, corner)
+        colour = owner[stack[0].colour]
+        signed[n - 1] = len(stack) if colour == "white" else -len(stack)
+        confidence[n - 1] = min(c.confidence for c in stack)
+    bar = {"white": 0, "black": 0}
+    for c in checkers:
+        if c.place == "bar":
+            bar[owner[c.colour]] += 1
+    located = []
+    for c in checkers:
+        loc: int | str = c.place
+        if c.place == "point":
+            loc = _point_number(c.column, c.row, corner)
+        located.append(PhotoChecker(c.x, c.y, c.radius, c.colour, c.confidence, c.place, c.column, c.row,
+                                    c.along, loc))
+    ranges = [(abs(n), abs(n)) for n in signed]
+    off = {}
+    piles_unsure = []
+    for side, sign in (("white", 1), ("black", -1)):
+        missing = CHECKERS - sum(n * sign for n in signed if n * sign > 0) - bar[side]
+        piles = [i for i, n in enumerate(signed) if n * sign >= ROW]
+        off[side] = max(0, missing)
+        if missing > 0 and len(piles) == 1:
+            # a full row may hide a pile: the side's missing checkers are on it, not borne off
+            i = piles[0]
+            signed[i] += sign * missing
+            ranges[i] = (abs(signed[i]), abs(signed[i]))
+            confidence[i] = min(confidence[i], 0.5)
+            off[side] = 0
+        elif missing > 0 and piles:
+            piles_unsure.extend(piles)
+            for i in piles:
+                ranges[i] = (abs(signed[i]), abs(signed[i]) + missing)
+                confidence[i] = min(confidence[i], 0.3)
+    points = tuple(PointRead(i + 1, None if n == 0 else ("white" if n > 0 else "black"), abs(n), ranges[i],
+                             confidence[i]) for i, n in enumerate(signed))
+    halves = _dice_halves(dice, fit, corner)
+    observation = Observation(settled=True, board_visible=True, points=points,
+                              bar={s: (bar[s], bar[s]) for s in bar}, off={s: (off[s], off[s]) for s in off},
+                              dice=halves, occlusion=Occlusion())
+    position, reason = None, None
+    if piles_unsure:
+        reason = "piles on points " + ", ".join(str(i + 1) for i in sorted(piles_unsure)) + " may hide checkers"
+    else:
+        try:
+            position = Position.from_points(signed, bar=(bar["white"], bar["black"]))
+        except PositionError as err:
+            reason = str(err)
+    pips = position.pip_count(WHITE) + position.pip_count(1) if position else 10 ** 6
+    rank = (position is None, white != "light", not _conventional(fit, corner), pips, HOMES.index(home))
+    read = PhotoRead(fit.corners, tuple(located), observation, position, reason, {"home": home, "white": white})
+    return rank, read
+
+
+def _dice(image: np.ndarray, diameter: float) -> list[DieRead]:
+    """The dice in the photo: those ``find_dice`` reads whose size suits checkers of
+    ``diameter`` pixels (a die is about half a checker wide), at most the four clearest."""
+    found = [d for d in find_dice(image) if DIE_SIZE[0] * diameter <= max(d.box[2:]) <= DIE_SIZE[1] * diameter]
+    found.sort(key=lambda d: -d.confidence)
+    return [DieRead(d.value, None, d.flat, False, tuple(int(v) for v in d.box), d.confidence) for d in found[:4]]
+
+
+def _dice_halves(dice, fit: FieldFit, corner: tuple[int, int]) -> tuple[DieRead, ...]:
+    """The dice with ``half``: 'white' in the half holding White's home board (White's
+    right hand), 'black' in the other, None off the field."""
+    out = []
+    for d in dice:
+        x, y, w, h = d.box
+        u, v = fit.to_field([(x + w / 2, y + h / 2)])[0]
+        half = None
+        if 0 <= u <= 1 and 0 <= v <= 1:
+            half = "white" if (u >= 0.5) == (corner[0] == 1) else "black"
+        out.append(DieRead(d.value, half, d.flat, d.on_checker, d.box, d.confidence))
+    return tuple(out)

@@ -1,0 +1,243 @@
+"""Checkers in a photo of a board taken with no calibration: discs found by their outlines.
+
+A checker seen from above is a disc; whatever its colour and whatever lies around it,
+its outline is an edge whose gradient points along the radius, all the way round
+(a touching neighbour in its row hides only a short arc). ``disc_support`` scores every
+pixel as a centre by the share of directions in which such a radial edge lies one
+radius away; local maxima are the candidate discs. The checkers' radius is the one at
+which discs explain most of the image (``checker_radius``). Each disc keeps the median
+colour of its face (robust to a glossy highlight and to a rim of another colour), from
+which ``split_colours`` tells the two sides apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+DIRECTIONS = 32             # directions sampled round a disc's outline
+RADIAL = 0.92               # a radial edge's gradient lies within ~23 degrees of the radius
+SPREAD = (0.88, 1.0, 1.12)  # radii (times the checkers' radius) an outline may lie at
+EDGE_PERCENTILE = 60        # gradients weaker than this share of the image are not edges
+FAINT_PERCENTILE = 35       # ... when looking for the faint rest of an outline already found
+MIN_EDGE = 2.0              # ... nor weaker than this (Lab units per pixel)
+
+
+@dataclass(frozen=True)
+class Disc:
+    """A round thing the size of a checker: centre and radius in image pixels, ``support``
+    the share of its outline seen as a radial edge (0..1), ``lab`` the median colour of its
+    face (OpenCV 8-bit Lab) and ``spread`` how far its face's colours lie from that median
+    (the median distance, Lab units): a checker's face is of one colour, an empty point's
+    triangle with the field beside it is not. ``gap`` is the longest arc of the outline
+    not seen, as a share of the circle: a neighbour hides a short arc of a checker's,
+    while a point's straight sides leave most of a circle unseen toward its tip."""
+
+    x: float
+    y: float
+    radius: float
+    support: float
+    lab: tuple[float, float, float]
+    spread: float = 0.0
+    gap: float = 0.0
+
+    @property
+    def lightness(self) -> float:
+        return self.lab[0]
+
+
+def _lab(image: np.ndarray, sigma: float) -> np.ndarray:
+    blurred = cv2.GaussianBlur(image, (0, 0), sigma) if sigma > 0 else image
+    return cv2.cvtColor(blurred, cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
+def radial_edges(image: np.ndarray, sigma: float = 1.0, percentile: float = EDGE_PERCENTILE) -> list[np.ndarray]:
+    """For each of ``DIRECTIONS`` directions, where the image has an edge (stronger than
+    ``percentile`` per cent of the image's gradients) whose colour gradient points that
+    way (either sense): a list of 0/1 uint8 maps."""
+    lab = _lab(image, sigma)
+    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3) / 8
+    magnitude = np.sqrt((gx * gx + gy * gy).sum(axis=2))
+    level = max(MIN_EDGE, float(np.percentile(magnitude, percentile)))
+    strong = magnitude > level
+    maps = []
+    for k in range(DIRECTIONS):
+        angle = 2 * np.pi * k / DIRECTIONS
+        ux, uy = np.cos(angle), np.sin(angle)
+        along = np.sqrt(((gx * ux + gy * uy) ** 2).sum(axis=2))
+        maps.append((strong & (along > RADIAL * magnitude)).astype(np.uint8))
+    return maps
+
+
+def _shifted(plane: np.ndarray, dx: int, dy: int) -> np.ndarray:
+    """``out[y, x] = plane[y + dy, x + dx]``, zero where that falls outside."""
+    h, w = plane.shape
+    out = np.zeros_like(plane)
+    if abs(dx) >= w or abs(dy) >= h:
+        return out
+    out[max(0, -dy):h - max(0, dy), max(0, -dx):w - max(0, dx)] = \
+        plane[max(0, dy):h - max(0, -dy), max(0, dx):w - max(0, -dx)]
+    return out
+
+
+def _hits(edges: list[np.ndarray], x: int, y: int, radius: float) -> np.ndarray:
+    """For each direction, whether a radial edge lies about ``radius`` from (x, y)."""
+    h, w = edges[0].shape
+    out = np.zeros(len(edges), bool)
+    for k, plane in enumerate(edges):
+        angle = 2 * np.pi * k / len(edges)
+        for f in SPREAD:
+            px = int(round(x + f * radius * np.cos(angle)))
+            py = int(round(y + f * radius * np.sin(angle)))
+            if 0 <= px < w and 0 <= py < h and plane[py, px]:
+                out[k] = True
+                break
+    return out
+
+
+def _longest_gap(hits: np.ndarray) -> float:
+    """The longest circular run of misses, as a share of all directions."""
+    if not hits.any():
+        return 1.0
+    start = int(np.argmax(hits))
+    run = longest = 0
+    for hit in np.roll(hits, -start):
+        run = 0 if hit else run + 1
+        longest = max(longest, run)
+    return longest / len(hits)
+
+
+def disc_support(edges: list[np.ndarray], radius: float) -> np.ndarray:
+    """Share of directions (0..1) in which a radial edge lies about ``radius`` from each pixel."""
+    h, w = edges[0].shape
+    total = np.zeros((h, w), np.float32)
+    for k, plane in enumerate(edges):
+        angle = 2 * np.pi * k / len(edges)
+        hit = np.zeros((h, w), np.uint8)
+        for f in SPREAD:
+            hit |= _shifted(plane, int(round(f * radius * np.cos(angle))), int(round(f * radius * np.sin(angle))))
+        total += hit
+    return total / len(edges)
+
+
+def _peaks(support: np.ndarray, radius: float, threshold: float, separation: float) -> list[tuple[int, int, float]]:
+    """Local maxima of the (smoothed) support above ``threshold``, strongest first, no two
+    closer than ``separation`` radii."""
+    smooth = cv2.GaussianBlur(support, (0, 0), max(1.0, radius / 8))
+    k = int(radius * 0.5) | 1
+    local = cv2.dilate(smooth, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    ys, xs = np.nonzero((smooth >= local) & (smooth > threshold))
+    order = np.argsort(-smooth[ys, xs], kind="stable")
+    kept: list[tuple[int, int, float]] = []
+    limit = (separation * radius) ** 2
+    for j in order:
+        x, y = int(xs[j]), int(ys[j])
+        if all((x - a) ** 2 + (y - b) ** 2 > limit for a, b, _ in kept):
+            kept.append((x, y, float(smooth[y, x])))
+    return kept
+
+
+def checker_radius(image: np.ndarray, smallest: float | None = None, largest: float | None = None) -> float | None:
+    """The checkers' radius in pixels: the radius at which round outlines explain most of
+    the image (the sum over strong disc candidates of their support times their area),
+    searched on a half-size image between ``smallest`` and ``largest`` (default: 1/80 and
+    1/8 of the image's shorter side). None when nothing round stands out."""
+    short = min(image.shape[:2])
+    smallest = smallest or max(short / 80, 5.0)
+    largest = largest or short / 8
+    half = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    edges = radial_edges(half, 1.0)
+    best, best_r = 0.0, None
+    for r in np.geomspace(smallest / 2, largest / 2, 26):
+        peaks = _peaks(disc_support(edges, r), r, 0.6, 1.2)
+        value = sum(s - 0.6 for _, _, s in peaks) * r * r
+        if value > best:
+            best, best_r = value, 2 * float(r)
+    return best_r
+
+
+def find_discs(image: np.ndarray, radius: float, threshold: float = 0.5, separation: float = 1.1) -> list[Disc]:
+    """Discs of about ``radius`` whose outline support is above ``threshold``, strongest first."""
+    edges = radial_edges(image, max(1.0, radius / 12))
+    faint = radial_edges(image, max(1.0, radius / 12), FAINT_PERCENTILE)
+    support = disc_support(edges, radius)
+    lab = _lab(image, 0)
+    h, w = support.shape
+    face = max(int(radius * 0.7), 1)
+    yy, xx = np.mgrid[-face:face + 1, -face:face + 1]
+    round_face = xx * xx + yy * yy <= face * face
+    discs = []
+    for x, y, s in _peaks(support, radius, threshold, separation):
+        y0, x0 = y - face, x - face
+        window = lab[max(0, y0):min(h, y + face + 1), max(0, x0):min(w, x + face + 1)]
+        mask = round_face[max(0, y0) - y0:max(0, y0) - y0 + window.shape[0],
+                          max(0, x0) - x0:max(0, x0) - x0 + window.shape[1]]
+        pixels = window[mask]
+        median = np.median(pixels, axis=0)
+        spread = float(np.median(np.abs(pixels - median).sum(axis=1)))
+        discs.append(Disc(float(x), float(y), float(radius), s, tuple(float(v) for v in median), spread,
+                          _longest_gap(_hits(faint, x, y, radius))))
+    return discs
+
+
+COLOUR_WEIGHTS = np.array([1.0, 1.5, 1.5])  # hue tells checkers apart as much as lightness
+SPREAD_FLOOR = 4.0                           # Lab units: no side's colours are tighter than this
+
+
+def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple[np.ndarray, np.ndarray]:
+    """The two sides' colours learned from ``model`` (discs that surely are checkers); for
+    each of ``discs`` its side (1 the lighter, 0 the darker) and its colour's distance from
+    that side's median in units of that side's spread.
+
+    Two-means in Lab is started from the extremes along lightness, each chroma axis and
+    the main axis of the colours; the split kept is the one whose groups stand furthest
+    apart for their spread, a group of more than ``most`` discs counting against it (a
+    side has no more checkers than that).
+    """
+    if not discs:
+        return np.zeros(0, int), np.zeros(0)
+    weighted = np.array([d.lab for d in discs]) * COLOUR_WEIGHTS
+    train = np.array([d.lab for d in model]) * COLOUR_WEIGHTS if len(model) >= 2 else weighted
+    best = None
+    for axis in _split_axes(train):
+        centres, member = _two_means(train, axis)
+        spread = np.array([np.median(np.linalg.norm(train[member == k] - centres[k], axis=1))
+                           if (member == k).any() else 0.0 for k in range(2)]) + SPREAD_FLOOR
+        sizes = np.bincount(member, minlength=2)
+        separation = float(np.linalg.norm(centres[1] - centres[0]) / spread.sum())
+        separation -= 0.1 * float(np.maximum(sizes - most, 0).sum())
+        if best is None or separation > best[0]:
+            best = (separation, centres, spread)
+    _, centres, spread = best
+    if centres[0, 0] > centres[1, 0]:
+        centres, spread = centres[::-1], spread[::-1]
+    distance = np.linalg.norm(weighted[:, None] - centres[None], axis=2) / spread[None]
+    side = distance.argmin(axis=1)
+    return side, distance[np.arange(len(discs)), side]
+
+
+def _split_axes(colours: np.ndarray) -> list[np.ndarray]:
+    """Directions to start a two-way split along: Lab's three axes and the colours' main axis."""
+    axes = [np.eye(3)[k] for k in range(3)]
+    centred = colours - colours.mean(axis=0)
+    if len(colours) >= 2:
+        axes.append(np.linalg.svd(centred, full_matrices=False)[2][0])
+    return axes
+
+
+def _two_means(colours: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two-means (medians) started from the colours at both ends of ``axis``."""
+    t = colours @ axis
+    centres = np.array([colours[np.argmin(t)], colours[np.argmax(t)]])
+    member = np.zeros(len(colours), int)
+    for _ in range(20):
+        member = np.linalg.norm(colours[:, None] - centres[None], axis=2).argmin(axis=1)
+        moved = np.array([np.median(colours[member == k], axis=0) if (member == k).any() else centres[k]
+                          for k in range(2)])
+        if np.allclose(moved, centres):
+            break
+        centres = moved
+    return centres, member
