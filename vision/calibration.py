@@ -1,37 +1,45 @@
 """Calibration: where the board lies in the camera's frame and what its checkers look like.
 
-Found from one frame of a known position (the opening position unless told otherwise)
-with no markers: the case's outline is a large convex quadrilateral among the frame's
-edges; each of its eight corner assignments (four turns, mirrored or not) is tried, and
-the one whose checker slots best split into two checker colours and empty board, as the
-known position says, wins. The two colours of the opening position are told apart by
-their layout up to a swap (the opening is symmetric across the board's long axis with
-colours exchanged), so the lighter colour is taken for White unless told otherwise.
-Optional ArUco markers (DICT_4X4_50, ids 0..3 at the case's top-left, top-right,
-bottom-right and bottom-left corners of the canonical view) fix the outline on
-difficult boards.
+Found from one frame with no markers (``calibrate``): the board's field is located by
+its lines (``vision.outline``), and the field's corners, the lens's barrel distortion
+and the board's proportions are fitted to the frame's edges (``vision.board_fit``).
+A known position (the opening unless told otherwise) then says which way round the
+board lies: of the four mirror images of the fitted field, the one whose checker slots
+split best into the position's two colours and empty points wins. The opening is
+symmetric across the board's long axis with the colours exchanged, so for it the
+lighter checkers are White unless told otherwise. Optional ArUco markers (DICT_4X4_50,
+ids 0..3 on the case's corners) help on difficult boards.
 
-The calibration keeps the homography from frame to the canonical board
-(``vision.board_model``), the checker colours, and an image of the empty board in the
-canonical view (occupied points are filled in from empty points of the same colour
-and direction) against which every later frame is compared.
+The checkers' size is measured on the rows of the position, the rim and the trays on
+the case; the calibration then keeps the field's place in the frame, the lens, the
+board's proportions (a ``BoardModel``), what each side's checkers look like, and an
+image of the empty board in the canonical view (occupied points filled in from empty
+points of the same colour and direction) against which later frames are compared.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from engine.position import Position
+from vision.board_fit import BoardPose, Lens
 from vision.board_model import ROW, BoardModel
+from vision.circles import checker_circles
+from vision.empty_board import empty_board
+from vision.outline import locate_fields
 
-MODEL = BoardModel()
-FORMAT = 1
+FORMAT = 2
+PPD = 20.0              # canonical pixels per checker diameter for reading
+PATCH = 1.3             # side of a checker's learned appearance patch (D)
+COLOURS = ("white", "black")
+MARGIN = 0.8            # table shown round the case in the canonical view (D)
+FIT_LEVEL = 0.7         # layout score below which the frame does not show the position
 
 
 class CalibrationError(ValueError):
@@ -39,50 +47,111 @@ class CalibrationError(ValueError):
 
 
 @dataclass(frozen=True)
-class Calibration:
-    """The board's place in the frame and its colours (Lab, OpenCV 8-bit scale)."""
+class CheckerLook:
+    """What one side's checkers look like from above: the mean Lab colour of their faces
+    and its covariance, and the mean BGR appearance of a checker centred in a patch
+    ``PATCH`` diameters wide at the calibration's scale."""
 
-    homography: np.ndarray            # frame pixels -> canonical board pixels
-    frame_size: tuple[int, int]       # width, height
-    white: tuple[float, float, float]
-    black: tuple[float, float, float]
-    empty: np.ndarray                 # canonical view of the empty board, BGR
-    corners: np.ndarray               # the case's corners in the frame (canonical order)
-    occupancy: float = 12.0           # slot change against the empty board that means a checker
-
-    @property
-    def model(self) -> BoardModel:
-        return MODEL
-
-    def warp(self, frame: np.ndarray) -> np.ndarray:
-        """The frame seen on the canonical board."""
-        return cv2.warpPerspective(frame, self.homography, MODEL.size, flags=cv2.INTER_LINEAR)
-
-    def to_frame(self, points: np.ndarray) -> np.ndarray:
-        """Canonical board pixels to frame pixels."""
-        pts = np.asarray(points, np.float32).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, np.linalg.inv(self.homography)).reshape(-1, 2)
+    lab: tuple[float, float, float]
+    covariance: np.ndarray
+    patch: np.ndarray
 
     def to_json(self) -> dict:
-        ok, png = cv2.imencode(".png", self.empty)
-        if not ok:
-            raise CalibrationError("could not encode the empty-board image")
-        return {"format": FORMAT, "homography": self.homography.tolist(), "frame_size": list(self.frame_size),
-                "white": list(self.white), "black": list(self.black), "corners": self.corners.tolist(),
-                "occupancy": self.occupancy, "empty_png": base64.b64encode(png.tobytes()).decode()}
+        return {"lab": list(self.lab), "covariance": self.covariance.tolist(), "patch_png": _png(self.patch)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> CheckerLook:
+        return cls(tuple(float(v) for v in data["lab"]), np.array(data["covariance"], np.float64),
+                   _unpng(data["patch_png"]))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The board's place in the frame, its proportions and its colours.
+
+    ``corners`` are the field's corners (top-left, top-right, bottom-right, bottom-left
+    of the canonical view) in the ideal image the ``lens`` straightens the frame into.
+    """
+
+    corners: np.ndarray
+    lens: Lens
+    model: BoardModel
+    white: CheckerLook
+    black: CheckerLook
+    empty: np.ndarray                   # canonical view of the empty board (BGR, model.ppd)
+    _maps: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def frame_size(self) -> tuple[int, int]:
+        return self.lens.size
+
+    @property
+    def pose(self) -> BoardPose:
+        return BoardPose(self.corners, self.lens, _shape_of(self.model))
+
+    @property
+    def case_corners(self) -> np.ndarray:
+        """The case's corners in the frame (top-left, top-right, bottom-right, bottom-left
+        of the canonical view)."""
+        return self.to_frame(self.model.corners())
+
+    def look(self, colour: str) -> CheckerLook:
+        return self.white if colour == "white" else self.black
+
+    # ------------------------------------------------------------- coordinates
+    def canonical_to_field(self, points: np.ndarray, ppd: float | None = None) -> np.ndarray:
+        m = self.model
+        s = ppd or m.ppd
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+        x0, y0 = m.origin
+        return np.stack([(pts[:, 0] / s - x0) / m.field_width, (pts[:, 1] / s - y0) / m.field_height], 1)
+
+    def to_frame(self, points: np.ndarray, ppd: float | None = None) -> np.ndarray:
+        """Canonical pixels (at ``ppd``, the model's scale by default) to frame pixels."""
+        return self.pose.to_frame(self.canonical_to_field(points, ppd))
+
+    def to_canonical(self, frame_points: np.ndarray, ppd: float | None = None) -> np.ndarray:
+        """Frame pixels to canonical pixels (at ``ppd``)."""
+        m = self.model
+        s = ppd or m.ppd
+        f = self.pose.to_field(frame_points)
+        x0, y0 = m.origin
+        return np.stack([(f[:, 0] * m.field_width + x0) * s, (f[:, 1] * m.field_height + y0) * s], 1)
+
+    def maps(self, ppd: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``cv2.remap`` tables from the frame to the canonical view at ``ppd`` (cached)."""
+        s = float(ppd or self.model.ppd)
+        if s not in self._maps:
+            w, h = self.model.at(s).size
+            u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+            xy = self.to_frame(np.stack([u.ravel(), v.ravel()], 1), s).reshape(h, w, 2).astype(np.float32)
+            self._maps[s] = cv2.convertMaps(np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1]),
+                                            cv2.CV_16SC2)
+        return self._maps[s]
+
+    def view(self, frame: np.ndarray, ppd: float | None = None) -> np.ndarray:
+        """The frame seen on the canonical board, straightened and at ``ppd``."""
+        m1, m2 = self.maps(ppd)
+        return cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    # --------------------------------------------------------------------- files
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "corners": self.corners.tolist(), "lens_k": self.lens.k,
+                "frame_size": list(self.lens.size), "model": self.model.to_json(),
+                "white": self.white.to_json(), "black": self.black.to_json(), "empty_png": _png(self.empty)}
 
     @classmethod
     def from_json(cls, data: dict) -> Calibration:
         try:
             if data.get("format") != FORMAT:
-                raise CalibrationError(f"calibration format {data.get('format')!r} is not {FORMAT}")
-            png = np.frombuffer(base64.b64decode(data["empty_png"]), np.uint8)
-            empty = cv2.imdecode(png, cv2.IMREAD_COLOR)
-            if empty is None or empty.shape[:2] != MODEL.size[::-1]:
-                raise CalibrationError("calibration's empty-board image is damaged")
-            return cls(np.array(data["homography"], np.float64), tuple(data["frame_size"]),
-                       tuple(data["white"]), tuple(data["black"]), empty,
-                       np.array(data["corners"], np.float32), float(data["occupancy"]))
+                raise CalibrationError(f"calibration format {data.get('format')!r} is not {FORMAT}; calibrate again")
+            model = BoardModel.from_json(data["model"])
+            empty = _unpng(data["empty_png"])
+            if empty.shape[:2] != model.size[::-1]:
+                raise CalibrationError("calibration's empty-board image does not fit its board")
+            size = tuple(int(v) for v in data["frame_size"])
+            return cls(np.array(data["corners"], np.float64).reshape(4, 2), Lens(float(data["lens_k"]), size),
+                       model, CheckerLook.from_json(data["white"]), CheckerLook.from_json(data["black"]), empty)
         except (KeyError, TypeError, ValueError) as err:
             if isinstance(err, CalibrationError):
                 raise
@@ -97,92 +166,76 @@ class Calibration:
             data = json.loads(Path(path).read_text())
         except json.JSONDecodeError as err:
             raise CalibrationError(f"{path}: not a calibration file ({err.msg})") from err
+        if not isinstance(data, dict):
+            raise CalibrationError(f"{path}: not a calibration file")
         return cls.from_json(data)
 
 
-# ---------------------------------------------------------------- the board's outline
-def board_quads(frame: np.ndarray) -> list[np.ndarray]:
-    """Candidate outlines of the board: large convex quadrilaterals among the frame's edges."""
-    gray = cv2.GaussianBlur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    area = frame.shape[0] * frame.shape[1]
-    quads: list[np.ndarray] = []
-    for lo, hi in ((30, 90), (12, 36), (60, 180)):
-        edges = cv2.dilate(cv2.Canny(gray, lo, hi), np.ones((3, 3), np.uint8))
-        contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-        for c in contours:
-            if cv2.contourArea(c) < 0.04 * area:
-                continue
-            hull = cv2.convexHull(c)
-            approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
-            if len(approx) != 4 or cv2.contourArea(approx) < 0.04 * area:
-                continue
-            quad = approx.astype(np.float32)
-            if not any(np.abs(quad[:, None] - q[None]).sum(axis=2).min(axis=1).max() < 4 for q in quads):
-                quads.append(quad)
-    return quads
+def _png(image: np.ndarray) -> str:
+    ok, data = cv2.imencode(".png", image)
+    if not ok:
+        raise CalibrationError("could not encode an image of the calibration")
+    return base64.b64encode(data.tobytes()).decode()
 
 
-def aruco_quad(frame: np.ndarray) -> np.ndarray | None:
-    """The outline from ArUco markers 0..3 (DICT_4X4_50) at the case's corners, if all are seen."""
-    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
-    corners, ids, _ = detector.detectMarkers(frame)
-    if ids is None:
-        return None
-    found = {int(i): c.reshape(4, 2).mean(axis=0) for i, c in zip(ids.ravel(), corners)}
-    if not all(k in found for k in range(4)):
-        return None
-    return np.array([found[k] for k in range(4)], np.float32)
+def _unpng(text: str) -> np.ndarray:
+    image = cv2.imdecode(np.frombuffer(base64.b64decode(text), np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise CalibrationError("calibration holds a damaged image")
+    return image
 
 
-def _assignments(quad: np.ndarray) -> list[np.ndarray]:
-    """The quad's corners in each of the eight orders (four turns, mirrored or not)."""
-    centre = quad.mean(axis=0)
-    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
-    ring = quad[np.argsort(angles)]  # clockwise in image coordinates (y down)
-    out = []
-    for r in range(4):
-        turned = np.roll(ring, -r, axis=0)
-        out.append(turned)
-        out.append(turned[[1, 0, 3, 2]])
-    return out
+def _shape_of(model: BoardModel):
+    from vision.board_fit import BoardShape
+
+    fw, fh = model.field_width, model.field_height
+    return BoardShape(bar=model.bar_width / fw, tip=model.point_length / fh, rim_x=model.rim_x / fw,
+                      rim_y=model.rim_y / fh, strip=model.strip / fw, tray=model.tray_width / fw)
 
 
-# ------------------------------------------------------------ sampling the checker slots
-def slot_colours(canonical: np.ndarray, model: BoardModel = MODEL) -> np.ndarray:
-    """Mean Lab colour of a disc around each point's five row slots: array (24, ROW, 3)."""
-    lab = cv2.cvtColor(canonical, cv2.COLOR_BGR2LAB).astype(np.float32)
-    k = int(model.ppd * 0.6) | 1
-    blurred = cv2.blur(lab, (k, k))
-    xy = np.round(model.slots).astype(int)
-    xy[..., 0] = np.clip(xy[..., 0], 0, lab.shape[1] - 1)
-    xy[..., 1] = np.clip(xy[..., 1], 0, lab.shape[0] - 1)
-    return blurred[xy[..., 1], xy[..., 0]]
+# ------------------------------------------------------------------ the canonical view
+def canonical_view(frame: np.ndarray, pose: BoardPose, model: BoardModel) -> np.ndarray:
+    """The frame on the canonical board of ``model`` placed by ``pose`` (no caching)."""
+    w, h = model.size
+    u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    s = model.ppd
+    x0, y0 = model.origin
+    f = np.stack([(u.ravel() / s - x0) / model.field_width, (v.ravel() / s - y0) / model.field_height], 1)
+    xy = pose.to_frame(f).reshape(h, w, 2).astype(np.float32)
+    return cv2.remap(frame, xy[..., 0], xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def slot_change(canonical: np.ndarray, empty: np.ndarray, model: BoardModel = MODEL) -> np.ndarray:
-    """How much each row slot differs from the empty board, pixel by pixel (24 x ROW).
+def model_from_shape(pose: BoardPose, d_x: float, d_y: float, ppd: float = PPD, **outer) -> BoardModel:
+    """A board model from the fitted field (``pose.shape``) and the checker diameter in
+    field units across (``d_x``) and along (``d_y``) the points."""
+    shape = pose.shape
+    fw, fh = 1.0 / d_x, 1.0 / d_y
+    length = shape.tip * fh
+    return BoardModel(ppd=ppd, point_width=(1 - shape.bar) / 12 * fw, bar_width=shape.bar * fw,
+                      point_length=length, tip_gap=fh - 2 * length, **outer)
 
-    A checker on a point of its own colour still covers the point's edges and casts a
-    rim and a shadow, so the change counts both colour and gradient differences over a
-    disc nearly a checker wide.
-    """
-    a = cv2.cvtColor(canonical, cv2.COLOR_BGR2LAB).astype(np.float32)
-    b = cv2.cvtColor(empty, cv2.COLOR_BGR2LAB).astype(np.float32)
-    diff = np.abs(a - b).sum(axis=2)
-    ga, gb = (cv2.GaussianBlur(x[..., 0], (0, 0), 1.0) for x in (a, b))
-    grad = lambda g: np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0)) + np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1))  # noqa: E731
-    change = diff + 0.5 * np.abs(grad(ga) - grad(gb))
-    k = int(model.ppd * 0.8) | 1
-    blurred = cv2.blur(change, (k, k))
-    xy = np.round(model.slots).astype(int)
-    xy[..., 0] = np.clip(xy[..., 0], 0, change.shape[1] - 1)
-    xy[..., 1] = np.clip(xy[..., 1], 0, change.shape[0] - 1)
-    return blurred[xy[..., 1], xy[..., 0]]
+
+def nominal_model(pose: BoardPose, ppd: float = PPD) -> BoardModel:
+    """The model a fitted field implies for checkers 1/1.1 of a point wide and points
+    five checkers long: good enough to find the checkers and measure them."""
+    return model_from_shape(pose, (1 - pose.shape.bar) / 12 / 1.1, pose.shape.tip / 5.0, ppd)
+
+
+# --------------------------------------------------------------- sampling checker slots
+def disc_means(image_lab: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """Mean of ``image_lab`` over a square ``2 * radius`` wide around each centre (N x 2)."""
+    k = max(int(round(2 * radius)) | 1, 3)
+    blurred = cv2.blur(image_lab, (k, k))
+    h, w = image_lab.shape[:2]
+    xy = np.round(np.asarray(centres).reshape(-1, 2)).astype(int)
+    xy[:, 0] = np.clip(xy[:, 0], 0, w - 1)
+    xy[:, 1] = np.clip(xy[:, 1], 0, h - 1)
+    return blurred[xy[:, 1], xy[:, 0]].reshape(*np.asarray(centres).shape[:-1], image_lab.shape[2])
 
 
 def layout_masks(position: Position) -> tuple[np.ndarray, np.ndarray]:
-    """Which row slots hold a White and which a Black checker in ``position`` (24 x ROW booleans;
-    points with more than five checkers fill their row)."""
+    """Which row slots hold a White and which a Black checker in ``position`` (24 x ROW
+    booleans; points with more than five checkers fill their row)."""
     white = np.zeros((24, ROW), bool)
     black = np.zeros((24, ROW), bool)
     for i, signed in enumerate(position.points()):
@@ -191,69 +244,30 @@ def layout_masks(position: Position) -> tuple[np.ndarray, np.ndarray]:
     return white, black
 
 
-def layout_score(colours: np.ndarray, white: np.ndarray, black: np.ndarray) -> float:
-    """How well slot colours split into the layout's two checker groups and the empty slots
-    (of dark and of light points apart): the smallest gap between a checker group's mean
-    and any other group's mean, over the checker groups' spread."""
+def slot_features(canonical: np.ndarray, model: BoardModel) -> np.ndarray:
+    """Per row slot (24 x ROW x 4): mean Lab colour and edge strength over a disc 0.6
+    diameters wide (a checker's rings give edges an empty point lacks)."""
+    lab = cv2.cvtColor(canonical, cv2.COLOR_BGR2LAB).astype(np.float32)
+    grad = np.sqrt(cv2.Sobel(lab[..., 0], cv2.CV_32F, 1, 0) ** 2 + cv2.Sobel(lab[..., 0], cv2.CV_32F, 0, 1) ** 2)
+    return disc_means(np.dstack([lab, 0.5 * grad[..., None]]), model.slots, 0.3 * model.ppd)
+
+
+def layout_score(features: np.ndarray, white: np.ndarray, black: np.ndarray) -> float:
+    """How well slot features split into the layout's groups (0..1, higher is better):
+    White's checkers, Black's, and the empty slots of each kind of point at each
+    distance from the base; the share of the slots' variance between the groups."""
     empty = ~(white | black)
     parity = (np.arange(24) % 2 == 0)[:, None].repeat(ROW, axis=1)
-    groups = [colours[white], colours[black], colours[empty & parity], colours[empty & ~parity]]
-    means = [g.mean(axis=0) if len(g) else np.full(3, np.nan) for g in groups]
-    spread = [np.sqrt(((g - m) ** 2).sum(axis=1)).mean() for g, m in zip(groups[:2], means[:2])]
-    gaps = [np.linalg.norm(means[i] - means[j]) for i in (0, 1) for j in range(4) if j != i and len(groups[j])]
-    return float(min(gaps) / (spread[0] + spread[1] + 4.0))
+    index = np.arange(ROW)[None, :].repeat(24, axis=0)
+    groups = [white, black] + [empty & (parity == p) & (index == i) for p in (False, True) for i in range(ROW)]
+    flat = features.reshape(-1, features.shape[-1])
+    total = float(((flat - flat.mean(axis=0)) ** 2).sum())
+    within = sum(float(((features[g] - features[g].mean(axis=0)) ** 2).sum()) for g in groups if g.any())
+    return 1.0 - within / max(total, 1e-9)
 
 
-_FLIP_TB = np.array([[1, 0, 0], [0, -1, MODEL.size[1]], [0, 0, 1]], np.float64)
-
-
-def calibrate(frame: np.ndarray, position: Position | None = None, white: str = "light",
-              markers: bool = True) -> Calibration:
-    """Calibrate from one frame showing ``position`` (the opening position by default).
-
-    ``white`` says which checkers are White when the layout cannot tell: 'light' or 'dark'.
-    Raises CalibrationError when no board outline explains the position.
-    """
-    _check_frame(frame)
-    position = position or Position.initial()
-    w_mask, b_mask = layout_masks(position)
-    quads = []
-    if markers:
-        q = aruco_quad(frame)
-        if q is not None:
-            quads.append(q)
-    quads = quads or board_quads(frame)
-    if not quads:
-        raise CalibrationError("no board outline found in the frame")
-    dst = MODEL.corners()
-    best: tuple[float, np.ndarray, np.ndarray] | None = None
-    for quad in quads:
-        for order in _assignments(quad):
-            h = cv2.getPerspectiveTransform(order, dst)
-            score = layout_score(slot_colours(cv2.warpPerspective(frame, h, MODEL.size)), w_mask, b_mask)
-            if best is None or score > best[0]:
-                best = (score, h, order)
-    assert best is not None
-    score, h, order = best
-    if score < 0.0:
-        raise CalibrationError(f"the frame does not show the expected position on a board (fit {score:.2f})")
-    canonical = cv2.warpPerspective(frame, h, MODEL.size)
-    colours = slot_colours(canonical)
-    white_lab, black_lab = colours[w_mask].mean(axis=0), colours[b_mask].mean(axis=0)
-    symmetric = _is_colour_symmetric(position)
-    if symmetric and (white_lab[0] < black_lab[0]) == (white == "light"):
-        h = _FLIP_TB @ h
-        order = order[[3, 2, 1, 0]]
-        canonical = cv2.warpPerspective(frame, h, MODEL.size)
-        colours = slot_colours(canonical)
-        white_lab, black_lab = colours[w_mask].mean(axis=0), colours[b_mask].mean(axis=0)
-    empty = _empty_board(canonical, position)
-    change = slot_change(canonical, empty)
-    occupied = change[w_mask | b_mask]
-    vacant = change[~(w_mask | b_mask)]
-    level = float(np.clip((np.percentile(occupied, 10) + np.percentile(vacant, 90)) / 2, 4.0, 60.0))
-    return Calibration(h, (frame.shape[1], frame.shape[0]), tuple(map(float, white_lab)),
-                       tuple(map(float, black_lab)), empty, order, level)
+FLIPS = {(False, False): [0, 1, 2, 3], (True, False): [1, 0, 3, 2],
+         (False, True): [3, 2, 1, 0], (True, True): [2, 3, 0, 1]}
 
 
 def _is_colour_symmetric(position: Position) -> bool:
@@ -262,33 +276,226 @@ def _is_colour_symmetric(position: Position) -> bool:
     return all(pts[i] == -pts[23 - i] for i in range(24)) and position.bar(0) == position.bar(1)
 
 
-def _empty_board(canonical: np.ndarray, position: Position) -> np.ndarray:
-    """The canonical view with every occupied point's strip copied from the nearest empty
-    point of the same colour and direction (points alternate colours, so two apart)."""
-    empty = canonical.copy()
-    pts = position.points()
-    s = MODEL.ppd
-    half_w = int(round(0.55 * s))
-    length = int(round(5.2 * s))
-    for n in range(1, 25):
-        if pts[n - 1] == 0:
-            continue
-        quarter = (n - 1) // 6
-        donors = sorted((m for m in range(quarter * 6 + 1, quarter * 6 + 7)
-                         if (m - n) % 2 == 0 and pts[m - 1] == 0), key=lambda m: abs(m - n))
-        if not donors:
-            continue
-        src, dst = _strip(donors[0], half_w, length), _strip(n, half_w, length)
-        empty[dst] = canonical[src]
-    return empty
+def orient(frame: np.ndarray, pose: BoardPose, position: Position, white: str = "light") -> tuple[BoardPose, float]:
+    """The mirror image of the fitted field that shows ``position`` (White's home board
+    bottom-right), and how well it does (see ``layout_score``)."""
+    w_mask, b_mask = layout_masks(position)
+    best: tuple[float, BoardPose, np.ndarray] | None = None
+    for order in FLIPS.values():
+        flipped = BoardPose(pose.corners[order], pose.lens, pose.shape)
+        model = nominal_model(flipped, 12.0)
+        colours = slot_features(canonical_view(frame, flipped, model), model)
+        score = layout_score(colours, w_mask, b_mask)
+        if best is None or score > best[0]:
+            best = (score, flipped, colours)
+    assert best is not None
+    score, pose, colours = best
+    if _is_colour_symmetric(position):
+        lighter = colours[w_mask][:, 0].mean() > colours[b_mask][:, 0].mean()
+        if lighter != (white == "light"):
+            pose = BoardPose(pose.corners[FLIPS[(False, True)]], pose.lens, pose.shape)
+    return pose, score
 
 
-def _strip(number: int, half_w: int, length: int) -> tuple[slice, slice]:
-    x, y, d = MODEL.point_base(number)
-    x = int(round(x))
-    y = int(round(y))
-    ys = slice(y, y + length) if d > 0 else slice(y - length, y)
-    return ys, slice(x - half_w, x + half_w)
+# ---------------------------------------------------------------- measuring the board
+def _along_profiles(lab: np.ndarray, model: BoardModel, number: int, length: float, half_band: float) -> np.ndarray:
+    """The colour gradient along point ``number``'s axis, averaged across a band: one
+    value per canonical pixel from the base outward."""
+    x, y, d = model.point_base(number)
+    s = model.ppd
+    x0, x1 = int(round(x - half_band * s)), int(round(x + half_band * s)) + 1
+    n = int(length * s)
+    rows = np.arange(n) * d + int(round(y)) + (0 if d > 0 else -1)
+    rows = np.clip(rows, 0, lab.shape[0] - 1)
+    strip = lab[rows, max(x0, 0):x1]
+    grad = np.abs(np.diff(strip, axis=0)).sum(axis=2).mean(axis=1)
+    return grad
+
+
+def measure_checkers(frame: np.ndarray, pose: BoardPose, position: Position) -> tuple[float, float]:
+    """The checker diameter in field units across and along the points, from the rows
+    of ``position``: along, the period of the rings down each row; across, the width of
+    each checker at its centre."""
+    model = nominal_model(pose)
+    s = model.ppd
+    lab = cv2.GaussianBlur(cv2.cvtColor(canonical_view(frame, pose, model), cv2.COLOR_BGR2LAB).astype(np.float32),
+                           (0, 0), 0.8)
+    counts = [abs(v) for v in position.points()]
+    # the rows' rings repeat every checker: the period with the strongest Fourier response
+    periods = np.arange(0.75, 1.3, 0.002) * s
+    power = np.zeros(len(periods))
+    for n, count in enumerate(counts, start=1):
+        if not 2 <= count <= ROW:
+            continue
+        g = _along_profiles(lab, model, n, count, 0.25)
+        g = g - g.mean()
+        a = np.arange(len(g))
+        phase = np.exp(2j * np.pi * a[None, :] / periods[:, None])
+        power += np.abs(phase @ g) ** 2
+    period = float(periods[int(np.argmax(power))]) if power.any() else s
+    d_y = period / s / model.field_height
+    # widths across, at each checker's centre row
+    widths = []
+    gx = np.abs(cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)).sum(axis=2)
+    for n, count in enumerate(counts, start=1):
+        for i in range(min(count, ROW)):
+            x, y, d = model.point_base(n)
+            cy = y + d * (0.5 + i) * period
+            r0, r1 = int(round(cy - 0.15 * s)), int(round(cy + 0.15 * s)) + 1
+            c0, c1 = int(round(x - 0.75 * s)), int(round(x + 0.75 * s)) + 1
+            if r0 < 0 or c0 < 0 or r1 > gx.shape[0] or c1 > gx.shape[1]:
+                continue
+            prof = gx[r0:r1, c0:c1].mean(axis=0)
+            mid = len(prof) // 2
+            lo, hi = int(0.3 * s), int(0.68 * s)
+            left = mid - lo - int(np.argmax(prof[mid - hi:mid - lo + 1][::-1]))
+            right = mid + lo + int(np.argmax(prof[mid + lo:mid + hi + 1]))
+            widths.append(_peak(prof, right) - _peak(prof, left))
+    width = float(np.median(widths)) if widths else s
+    d_x = width / s / model.field_width
+    return d_x, d_y
+
+
+def _peak(profile: np.ndarray, i: int) -> float:
+    """Sub-pixel position of the peak of ``profile`` at index ``i`` (parabola)."""
+    if 0 < i < len(profile) - 1:
+        a, b, c = profile[i - 1], profile[i], profile[i + 1]
+        den = a - 2 * b + c
+        if abs(den) > 1e-9:
+            return i + float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+    return float(i)
+
+
+def measure_case(frame: np.ndarray, pose: BoardPose, model: BoardModel) -> dict:
+    """The rims, the strip and the trays (diameters) from the case's lines beside the field."""
+    s = 16.0
+    probe = replace(model, ppd=s, rim_x=3.2, rim_y=1.5, strip=0.0, tray_width=0.0)
+    lab = cv2.GaussianBlur(cv2.cvtColor(canonical_view(frame, pose, probe), cv2.COLOR_BGR2LAB).astype(np.float32),
+                           (0, 0), 1.0)
+    fx0, fy0, fx1, fy1 = (int(round(v)) for v in probe.field)
+    gx = np.abs(cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)).sum(axis=2)
+    gy = np.abs(cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)).sum(axis=2)
+    rows = slice(fy0 + int(0.5 * s), fy1 - int(0.5 * s))
+    cols = slice(fx0 + int(0.5 * s), fx1 - int(0.5 * s))
+    px = gx[rows].mean(axis=0)
+    py = gy[:, cols].mean(axis=1)
+
+    def strongest(profile, start, direction, lo, hi):
+        idx = [start + direction * k for k in range(int(lo * s), int(hi * s) + 1)]
+        idx = [i for i in idx if 0 < i < len(profile) - 1]
+        if not idx:
+            return None, 0.0
+        vals = profile[idx]
+        j = int(np.argmax(vals))
+        return abs(idx[j] - start) / s, float(vals[j] / (np.median(profile) + 1e-6))
+
+    rim_left, _ = strongest(px, fx0, -1, 0.25, 1.3)
+    rim_top, _ = strongest(py, fy0, -1, 0.25, 1.3)
+    rim_bottom, _ = strongest(py, fy1, 1, 0.25, 1.3)
+    rim_x = rim_left if rim_left is not None else model.rim_x
+    rims_y = [r for r in (rim_top, rim_bottom) if r is not None]
+    rim_y = float(np.mean(rims_y)) if rims_y else model.rim_y
+    # right of the field: strip, tray and rim, or the rim alone on a board without trays
+    inner = px[1:-1]
+    peaks = [i + 1 for i in np.flatnonzero((inner >= px[:-2]) & (inner > px[2:]))
+             if i + 1 >= fx1 + 0.15 * s]
+    best = None
+    for a in peaks:
+        strip = (a - fx1) / s
+        if strip > 0.8:
+            break
+        for b in peaks:
+            tray = (b - a) / s
+            if not 0.9 <= tray <= 2.1:
+                continue
+            for c in peaks:
+                rim = (c - b) / s
+                if not 0.25 <= rim <= 1.3:
+                    continue
+                score = min(px[a], px[b], px[c])
+                if best is None or score > best[0]:
+                    best = (score, _peak(px, a), _peak(px, b), _peak(px, c))
+    level = np.median(px[fx1:]) + 1e-6
+    if best is not None and best[0] / level > 3.0:
+        _, a, b, c = best
+        return {"rim_x": rim_x, "rim_y": rim_y, "strip": float((a - fx1) / s), "tray_width": float((b - a) / s)}
+    # trays the case's colour: only the case's edge shows how wide they are
+    edge, strength = strongest(px, fx1, 1, rim_x + 1.1, 3.2)
+    if edge is not None and strength > 3.0:
+        strip = min(0.35, 0.2 * (edge - rim_x))
+        return {"rim_x": rim_x, "rim_y": rim_y, "strip": strip, "tray_width": float(edge - rim_x - strip)}
+    # no line shows: assume the usual trays (a board without them simply never fills them)
+    return {"rim_x": rim_x, "rim_y": rim_y, "strip": 0.35, "tray_width": 1.35}
+
+
+# ---------------------------------------------------------------- what checkers look like
+def learn_checkers(canonical: np.ndarray, model: BoardModel, position: Position) -> tuple[CheckerLook, CheckerLook]:
+    """Each side's checker look from the single-row checkers of ``position``."""
+    s = model.ppd
+    lab = cv2.cvtColor(canonical, cv2.COLOR_BGR2LAB).astype(np.float32)
+    half = int(round(PATCH * s / 2))
+    circles = checker_circles(lab[..., 0], s)
+    looks = []
+    for sign in (1, -1):
+        patches, faces = [], []
+        for n, signed in enumerate(position.points(), start=1):
+            if signed * sign <= 0:
+                continue
+            for i in range(min(abs(signed), ROW)):
+                x, y = model.slot(n, 0.5 + i)
+                if len(circles):
+                    # centred on the checker's rim where it strayed from the slot
+                    near = np.hypot(circles[:, 0] - x, circles[:, 1] - y)
+                    j = int(np.argmin(near))
+                    if near[j] < 0.35 * s:
+                        x, y = circles[j, :2]
+                cx, cy = int(round(x)), int(round(y))
+                if cy - half < 0 or cx - half < 0 or cy + half + 1 > canonical.shape[0] \
+                        or cx + half + 1 > canonical.shape[1]:
+                    continue
+                patches.append(canonical[cy - half:cy + half + 1, cx - half:cx + half + 1].astype(np.float32))
+                r = int(0.3 * s)
+                faces.append(lab[cy - r:cy + r + 1, cx - r:cx + r + 1].reshape(-1, 3))
+        if not patches:
+            raise CalibrationError(f"the position has no {'White' if sign > 0 else 'Black'} checker to learn from")
+        face = np.vstack(faces).astype(np.float64)
+        mean = face.mean(axis=0)
+        cov = np.cov(face.T) + np.eye(3) * 4.0
+        patch = np.clip(np.median(np.stack(patches), axis=0), 0, 255).astype(np.uint8)
+        looks.append(CheckerLook(tuple(float(v) for v in mean), cov, patch))
+    return looks[0], looks[1]
+
+
+# ------------------------------------------------------------------------ calibration
+def calibrate(frame: np.ndarray, position: Position | None = None, white: str = "light",
+              markers: bool = True) -> Calibration:
+    """Calibrate from one frame showing ``position`` (the opening position by default).
+
+    ``white`` says which checkers are White when the layout cannot tell: 'light' or 'dark'.
+    Raises CalibrationError when no board in the frame shows the position.
+    """
+    _check_frame(frame)
+    if white not in ("light", "dark"):
+        raise ValueError(f"white must be 'light' or 'dark', got {white!r}")
+    position = position or Position.initial()
+    fits = locate_fields(frame)
+    if not fits:
+        raise CalibrationError("no backgammon board found in the frame")
+    best = None
+    for fit in fits:
+        pose, score = orient(frame, fit.pose, position, white)
+        if best is None or score > best[0]:
+            best = (score, pose)
+    score, pose = best
+    if score < FIT_LEVEL:
+        raise CalibrationError(f"the frame does not show the expected position on a board (fit {score:.2f})")
+    d_x, d_y = measure_checkers(frame, pose, position)
+    model = model_from_shape(pose, d_x, d_y)
+    model = replace(model, margin=MARGIN, **measure_case(frame, pose, model))
+    canonical = canonical_view(frame, pose, model)
+    white_look, black_look = learn_checkers(canonical, model, position)
+    empty = empty_board(canonical, model, position)
+    return Calibration(pose.corners, pose.lens, model, white_look, black_look, empty)
 
 
 def _check_frame(frame: np.ndarray) -> None:

@@ -84,7 +84,7 @@ def run_calibrate(args) -> int:
     position = Position.from_position_id(args.position, WHITE) if args.position else None
     cal = calibrate(frame, position, white=args.white)
     cal.save(args.out)
-    print(f"calibrated: board at {np.round(cal.corners).astype(int).tolist()}, written to {args.out}")
+    print(f"calibrated: board at {np.round(cal.case_corners).astype(int).tolist()}, written to {args.out}")
     return 0
 
 
@@ -151,7 +151,7 @@ def describe(obs: Observation) -> str:
 def annotate(frame: np.ndarray, cal: Calibration, obs: Observation) -> np.ndarray:
     """The frame with the board outline, each point's read count and the dice drawn on it."""
     out = frame.copy()
-    cv2.polylines(out, [np.round(cal.corners).astype(np.int32)], True, (0, 255, 0), 2)
+    cv2.polylines(out, [np.round(cal.case_corners).astype(np.int32)], True, (0, 255, 0), 2)
     if not obs.board_visible:
         cv2.putText(out, "BOARD NOT VISIBLE", (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 255), 2)
         return out

@@ -1,0 +1,362 @@
+"""Finding and counting checkers on the canonical board.
+
+Checkers are round: their rims are found as circles of a checker's size in the
+lightness of the canonical view (a Hough transform of its edges), which works as well
+for a checker on a point of its own colour as on any other. A circle is a checker
+where the frame differs there from the learned empty board and its rings, from the
+centre out past the rim, follow those of a learned checker of its face's colour (a
+die, the grain or a point's tip make circles that do not). Where a checker partly
+hides another the rings do not follow, but the change is large: such a disc is
+``partial`` and only tells of a pile.
+
+Each point's checkers form one row from its base, of one colour: circles fill its
+slots; what lies of the other colour, or beyond a gap the row does not fill, is
+something else (a die, a checker in a hand). Rows reaching past five checkers, closer
+than a checker apart or with partial discs are piles: their count is the range from
+the checkers seen to all of the side's checkers, narrowed later by the checker
+totals. Borne-off checkers stand on edge in the trays; their count is the filled
+length over one checker's thickness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.board_model import ON_EDGE_STEP, ROW, BoardModel
+from vision.calibration import Calibration
+from vision.circles import checker_circles
+from vision.observation import PointRead
+
+LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)     # L, a, b in change measures
+COLOUR_WEIGHTS = np.array((0.3, 1.0, 1.0), np.float32)  # L counts less: the light varies
+CHANGE = 60.0           # mean weighted squared Lab change from the empty board of a checker
+STRONG = 600.0          # a change only checkers (or a hand) make
+RADIUS = 0.485          # a checker's radius (D)
+ANGLES = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+RING_RADII = np.linspace(0.0, 0.85, 18)     # radii (checker radii) of the rings inside a checker
+RING_GAIN = (0.5, 1.7)  # light on a checker's rings over the light where they were learned
+RING_FIT = 0.25         # share of a checker's ring structure the learned rings may leave unexplained
+RING_ENERGY = 0.25      # least ring structure of a checker, as a share of the learned one
+UNEXPLAINED = 45.0 ** 2  # weighted squared Lab difference from a learned checker it does not explain
+TRAY_CHANGE = 18.0      # Lab change that marks a tray's cell as filled
+
+
+@dataclass(frozen=True)
+class Disc:
+    """A checker seen: canonical centre, colour, how much it differs from the empty
+    board there (mean weighted squared Lab difference), and whether another checker
+    hides part of it."""
+
+    x: float
+    y: float
+    colour: str
+    change: float
+    partial: bool = False
+
+
+@dataclass
+class Reading:
+    """What one frame shows: the discs found, and per point, the bar and the trays the
+    counts read from them (``PointRead``; bar as (min, max) per colour)."""
+
+    discs: list[Disc]
+    points: list[PointRead]
+    bar: dict[str, tuple[int, int]]
+    trays: dict[str, int]
+
+
+class CheckerField:
+    """The learned empty board and checkers of one calibration, ready to read frames."""
+
+    def __init__(self, calibration: Calibration, checkers: int = 15) -> None:
+        self.calibration = calibration
+        self.model: BoardModel = calibration.model
+        self.checkers = checkers
+        m = self.model
+        s = m.ppd
+        self.empty = cv2.cvtColor(calibration.empty, cv2.COLOR_BGR2LAB).astype(np.float32)
+        self.faces = {c: np.array(calibration.look(c).lab, np.float32) for c in ("white", "black")}
+        self._face_box = (int(0.6 * s) | 1,) * 2
+        self._change_box = (int(0.9 * s) | 1,) * 2
+        self.empty_faces = cv2.blur(self.empty, self._face_box)
+        self.rings = {}
+        self.patches = {}
+        r = int(round(0.55 * s))
+        yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+        self._disc = np.hypot(xx, yy) <= r
+        for colour in ("white", "black"):
+            patch = cv2.cvtColor(calibration.look(colour).patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+            c = (patch.shape[0] - 1) / 2
+            self.rings[colour] = self._rings(patch[..., 0], np.array([(c, c, 0.0)]))[0]
+            ci = int(c)
+            self.patches[colour] = patch[ci - r:ci + r + 1, ci - r:ci + r + 1]
+        fx0, fy0, fx1, fy1 = m.field
+        pad = int(0.2 * s)
+        self.roi = (max(int(fx0) - pad, 0), max(int(fy0) - pad, 0), int(fx1) + pad, int(fy1) + pad)
+
+    # ------------------------------------------------------------------ reading
+    def read(self, lab: np.ndarray) -> Reading:
+        """Discs and counts of one frame's canonical view (Lab, float32)."""
+        diff = lab - self.empty
+        change = cv2.blur((diff * diff) @ LAB_WEIGHTS, self._change_box)
+        faces = cv2.blur(lab, self._face_box)
+        discs = self._discs(lab, change, faces)
+        columns = self._columns(discs)
+        points = [self._point(n, columns.get(n, []), change, faces) for n in range(1, 25)]
+        bar = {c: self._bar(c, columns.get(("bar", c), [])) for c in ("white", "black")}
+        trays = {c: self._tray(lab, c) for c in ("white", "black")}
+        return Reading(discs, points, bar, trays)
+
+    def _discs(self, lab: np.ndarray, change: np.ndarray, faces: np.ndarray) -> list[Disc]:
+        circles = checker_circles(lab[..., 0], self.model.ppd, self.roi)
+        discs: list[Disc] = []
+        if not len(circles):
+            return discs
+        h, w = change.shape
+        # the circle's centre may be a pixel or two off: try the places around it
+        offsets = np.array([(dx, dy) for dy in (-2, -1, 0, 1, 2) for dx in (-2, -1, 0, 1, 2)], np.float64)
+        shifted = (circles[:, None, :2] + offsets[None]).reshape(-1, 2)
+        rings = self._rings(lab[..., 0], shifted).reshape(len(circles), len(offsets), -1)
+        for (x, y, _), around in zip(circles, rings):
+            xi, yi = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1)
+            amount = float(change[yi, xi])
+            if amount < CHANGE:
+                continue
+            colour = self._colour(faces[yi, xi])
+            fits = [self._ringed(ring, colour) for ring in around]
+            if any(fits):
+                k = int(np.argmin([f if f is not None else np.inf for f in
+                                   (self._misfit(ring, colour) for ring in around)]))
+                discs.append(Disc(float(x + offsets[k, 0]), float(y + offsets[k, 1]), colour, amount))
+            elif amount >= STRONG:
+                discs.append(Disc(float(x), float(y), colour, amount, partial=True))
+        return discs
+
+    def _misfit(self, ring: np.ndarray, colour: str) -> float:
+        """How much of a ring profile the learned one of ``colour`` (under the best light)
+        leaves unexplained, over the profile's own structure."""
+        learned = self.rings[colour]
+        gain = float(np.clip(np.dot(ring, learned) / max(float(np.dot(learned, learned)), 1e-6), *RING_GAIN))
+        return float(np.mean((ring - gain * learned) ** 2)) / max(float(np.mean(ring * ring)), 1e-6)
+
+    def _ringed(self, ring: np.ndarray, colour: str) -> bool:
+        """Whether a circle's ring profile is a checker's of ``colour``: the learned rings,
+        under some light, explain most of it, and it has about as much ring as they do (a
+        bare point or field has next to none)."""
+        learned = self.rings[colour]
+        own = float(np.mean(ring * ring))
+        return self._misfit(ring, colour) < RING_FIT and own > RING_ENERGY * float(np.mean(learned * learned))
+
+    def _rings(self, light: np.ndarray, circles: np.ndarray) -> np.ndarray:
+        """The mean lightness round each circle's centre (x, y, _) at the radii of
+        ``RING_RADII`` (checker radii), less its mean over the face."""
+        r = RADIUS * self.model.ppd
+        circles = np.asarray(circles, np.float64).reshape(-1, np.shape(circles)[-1])
+        n = len(circles)
+        xs = circles[:, 0][:, None, None] + np.cos(ANGLES)[None, :, None] * RING_RADII[None, None, :] * r
+        ys = circles[:, 1][:, None, None] + np.sin(ANGLES)[None, :, None] * RING_RADII[None, None, :] * r
+        shape = (n, len(ANGLES) * len(RING_RADII))
+        values = cv2.remap(light, xs.reshape(shape).astype(np.float32), ys.reshape(shape).astype(np.float32),
+                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        profile = values.reshape(n, len(ANGLES), len(RING_RADII)).mean(axis=1)
+        return profile - profile[:, RING_RADII < 0.75].mean(axis=1, keepdims=True)
+
+    def _colour(self, lab: np.ndarray) -> str:
+        dw = float((((lab - self.faces["white"]) ** 2) * COLOUR_WEIGHTS).sum())
+        db = float((((lab - self.faces["black"]) ** 2) * COLOUR_WEIGHTS).sum())
+        return "white" if dw <= db else "black"
+
+    def _columns(self, discs: list[Disc]) -> dict:
+        """Discs by the point (or the bar's half) they lie on."""
+        m = self.model
+        s = m.ppd
+        bx0, by0, bx1, by1 = m.bar
+        mid = (by0 + by1) / 2
+        half_w = m.point_width * s / 2 + 0.15 * s
+        out: dict = {}
+        for d in discs:
+            if bx0 <= d.x <= bx1:
+                out.setdefault(("bar", "white" if d.y < mid else "black"), []).append(d)
+                continue
+            best = None
+            for n in (range(13, 25) if d.y < mid else range(1, 13)):
+                x, _, _ = m.point_base(n)
+                if abs(d.x - x) <= half_w and (best is None or abs(d.x - x) < best[1]):
+                    best = (n, abs(d.x - x))
+            if best is not None:
+                out.setdefault(best[0], []).append(d)
+        return out
+
+    # ------------------------------------------------------------------ points
+    def _slot_looks(self, x: float, y: float, colour: str, change: np.ndarray, faces: np.ndarray) -> bool:
+        """Whether a slot inside a row that the circles missed holds a checker of
+        ``colour``: it differs from the empty board and its colour is nearer the
+        checker's than the empty board's."""
+        h, w = change.shape
+        xi, yi = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1)
+        if change[yi, xi] < CHANGE:
+            return False
+        face = faces[yi, xi]
+        to_checker = float((((face - self.faces[colour]) ** 2) * COLOUR_WEIGHTS).sum())
+        to_empty = float((((face - self.empty_faces[yi, xi]) ** 2) * COLOUR_WEIGHTS).sum())
+        return to_checker < to_empty and self._colour(face) == colour
+
+    def _point(self, n: int, discs: list[Disc], change: np.ndarray, faces: np.ndarray) -> PointRead:
+        m = self.model
+        s = m.ppd
+        x, y, d = m.point_base(n)
+        along = sorted((((dd.y - y) * d / s, dd) for dd in discs), key=lambda t: t[0])
+        along = [(a, dd) for a, dd in along if a > 0.1]
+        if not along:
+            return PointRead(n, None, 0, (0, 0), 1.0)
+        votes = {"white": 0.0, "black": 0.0}
+        for _, dd in along:
+            votes[dd.colour] += 0.5 if dd.partial else 1.0
+        colour = max(votes, key=votes.get)
+        mixed = min(votes.values()) > 0
+        along = [(a, dd) for a, dd in along if dd.colour == colour]
+        shift = float(np.median([dd.x for _, dd in along])) - x
+        row = []
+        reach = 0.0
+        for a, dd in along:
+            while a - reach > 1.45:
+                if not self._slot_looks(x + shift, y + d * (reach + 0.5) * s, colour, change, faces):
+                    break
+                reach += 1.0
+            if a - reach > 1.45:
+                break
+            row.append((a, dd))
+            reach = a + 0.5
+        if not row:
+            return PointRead(n, None, 0, (0, 0), 0.5)
+        whole = [a for a, dd in row if not dd.partial]
+        confidence = 0.9 if not mixed else 0.3
+        if row[-1][0] < ROW - 0.7:
+            # a short row: no pile (a pile starts with a full row); count the slots filled
+            if not whole:
+                return PointRead(n, None, 0, (0, 0), 0.3)
+            count = int(round(max(whole) - 0.5)) + 1
+            if len({int(round(a - 0.5)) for a in whole}) < count:
+                confidence = min(confidence, 0.6)
+            return PointRead(n, colour, count, (count, count), confidence)
+        # a full row: five in a row, or a pile (more checkers overlapping the row, or on it)
+        spacing = np.diff(whole) if len(whole) > 1 else np.array([1.0])
+        off_grid = any(abs(a - 0.5 - round(a - 0.5)) > 0.2 for a in whole)
+        partial = any(dd.partial for _, dd in row)
+        if len(whole) > ROW or row[-1][0] > ROW + 0.1 or spacing.min() < 0.85 or off_grid or partial:
+            low = max(ROW + 1, len(whole)) if len(whole) > ROW or row[-1][0] > ROW + 0.1 else ROW
+            return PointRead(n, colour, low, (low, self.checkers), 0.5 * confidence)
+        return PointRead(n, colour, ROW, (ROW, ROW), confidence)
+
+    def _bar(self, colour: str, discs: list[Disc]) -> tuple[int, int]:
+        """A side's checkers on the bar: a column from the middle outward."""
+        s = self.model.ppd
+        _, y, d = self.model.bar_base(colour)
+        mine = [(dd.y - y) * d / s for dd in discs if dd.colour == colour]
+        if not mine:
+            return (0, 0)
+        count = max(max(int(round(a - 0.5)) for a in mine) + 1, len(mine))
+        return (count, count)
+
+    # ------------------------------------------------------------------- trays
+    def _tray(self, lab: np.ndarray, colour: str) -> int:
+        """Borne-off checkers in a tray: they stand on edge from its outer end inward; the
+        length of the run that differs from the empty tray, over one checker's
+        thickness."""
+        m = self.model
+        s = m.ppd
+        x0, y0, x1, y1 = (int(round(v)) for v in m.tray(colour))
+        cx = (x0 + x1) // 2
+        half = max(int(0.3 * s), 1)
+        band = slice(max(cx - half, 0), cx + half + 1)
+        diff = lab[y0:y1, band] - self.empty[y0:y1, band]
+        change = np.sqrt(((diff * diff) @ LAB_WEIGHTS).mean(axis=1))
+        if colour == "white":
+            change = change[::-1]             # White's tray fills from its bottom, its outer end
+        differs = change > TRAY_CHANGE
+        start = int(np.argmax(differs)) if differs.any() else len(differs)
+        if start > 0.35 * s:
+            return 0
+        run = differs[start:]
+        # the run ends where a checker's width in a row does not differ
+        gap = max(int(0.15 * s), 1)
+        end = len(run)
+        for i in range(len(run) - gap + 1):
+            if not run[i:i + gap].any():
+                end = i
+                break
+        length = start + end - 0.1 * s
+        return max(int(round(length / (ON_EDGE_STEP * s))), 0)
+
+    def unexplained(self, lab: np.ndarray, reading: Reading) -> np.ndarray:
+        """Within each disc found, the pixels the learned checker (under the light there)
+        does not explain: fingers over a checker, a die lying on one."""
+        r = self._disc.shape[0] // 2
+        h, w = lab.shape[:2]
+        out = np.zeros((h, w), bool)
+        for d in reading.discs:
+            if d.partial:
+                continue
+            x, y = int(round(d.x)), int(round(d.y))
+            if x - r < 0 or y - r < 0 or x + r + 1 > w or y + r + 1 > h:
+                continue
+            patch = lab[y - r:y + r + 1, x - r:x + r + 1]
+            learned = self.patches[d.colour]
+            gain = float(np.clip((patch[..., 0] * learned[..., 0])[self._disc].sum()
+                                 / max(float((learned[..., 0] ** 2)[self._disc].sum()), 1e-6), 0.5, 1.7))
+            diff = patch - learned * np.array((gain, 1.0, 1.0), np.float32)
+            out[y - r:y + r + 1, x - r:x + r + 1] |= self._disc & (((diff * diff) @ LAB_WEIGHTS) > UNEXPLAINED)
+        return out
+
+    # --------------------------------------------------------------- the frame
+    def observe(self, reading: Reading, covered=None) -> tuple[list[PointRead], dict, dict]:
+        """Points, bar and borne-off ranges, with what ``covered`` hides read as honest
+        ranges and piles narrowed by the checker totals."""
+        points = []
+        for p in reading.points:
+            if covered is not None and covered.points[p.point - 1]:
+                points.append(PointRead(p.point, p.color, p.count, (p.count, self.checkers), 0.0, True))
+            else:
+                points.append(p)
+        bar = dict(reading.bar)
+        if covered is not None and covered.bar:
+            bar = {c: (lo, self.checkers) for c, (lo, _) in bar.items()}
+        trays = dict(reading.trays)
+        hidden_trays = {} if covered is None else dict(zip(("white", "black"), covered.trays))
+        return resolve_totals(points, bar, trays, hidden_trays, self.checkers)
+
+
+def resolve_totals(points: list[PointRead], bar: dict, trays: dict, hidden_trays: dict, checkers: int):
+    """Each side has ``checkers``: those not seen on points, the bar or in the tray lie
+    under its piles. A side's single pile takes them all when nothing else of the side
+    is in doubt; otherwise piles and the tray keep ranges."""
+    off = {}
+    for colour in ("white", "black"):
+        mine = [p for p in points if p.color == colour]
+        piles = [p for p in mine if p.count_range[0] != p.count_range[1]]
+        seen = sum(p.count_range[0] for p in mine) + bar[colour][0]
+        bar_sure = bar[colour][0] == bar[colour][1]
+        tray_sure = not hidden_trays.get(colour, False)
+        tray = trays[colour]
+        if not piles and bar_sure:
+            left = max(checkers - seen, 0)
+            off[colour] = (left, left) if tray_sure or left == 0 else (0, left)
+            continue
+        missing = checkers - seen - tray
+        if len(piles) == 1 and bar_sure and tray_sure and missing >= 0 and not piles[0].occluded:
+            p = piles[0]
+            total = p.count_range[0] + missing
+            if total <= p.count_range[1]:
+                points[p.point - 1] = PointRead(p.point, colour, total, (total, total), p.confidence)
+                off[colour] = (tray, tray)
+                continue
+        free = max(checkers - seen, 0)
+        for p in piles:
+            lo = p.count_range[0]
+            points[p.point - 1] = PointRead(p.point, colour, p.count, (lo, min(p.count_range[1], lo + free)),
+                                            p.confidence, p.occluded)
+        off[colour] = (0, free)
+    return points, bar, off

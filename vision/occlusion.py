@@ -1,0 +1,198 @@
+"""What covers the board: hands and arms, and a camera that moved.
+
+A hand or an arm is what neither the empty board nor the checkers found explain, and
+is large: the pixels that differ from the learned empty board, less the discs of the
+checkers read and anything smaller than a die, leave connected regions; one larger
+than ``HAND_AREA`` square diameters, or any that crosses the case's rim (an arm reaches
+in over it, and nothing else lies there), is a hand. Every point, the bar and the
+trays under such a region are covered: read only as honest ranges, and the frame is
+not settled.
+
+A camera that moved no longer sees the rim and the field's lines where the
+calibration put them: the edges of the frame's canonical view are compared with the
+empty board's along the rim and the bar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.board_model import ON_EDGE_STEP, ROW
+from vision.calibration import Calibration
+
+LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)
+CHANGE = 600.0            # squared Lab difference (weighted) that counts as changed
+HAND_AREA = 3.0           # square diameters of unexplained change that make a hand on their own
+PART_AREA = 0.8           # ... that make a hand with an arm's outline or at the case's edge
+OUTLINE = 8.0             # diameters of new edges round such a region that are an arm's outline
+EDGE = 60.0               # colour gradient of an edge
+RIM_AREA = 0.12           # square diameters of unexplained change on the rim that make a hand
+REACH_AREA = 0.2          # square diameters of change on the table round the case of an arm reaching in
+IN_PLACE = 0.45           # edge correlation below which the camera moved
+
+
+@dataclass(frozen=True)
+class Covered:
+    """Where something unexplained covers the board: ``points`` (24 booleans), the bar,
+    the trays, whether it is a ``hand`` and the ``share`` of the board it covers."""
+
+    points: tuple[bool, ...]
+    bar: bool
+    trays: tuple[bool, bool]
+    hand: bool
+    share: float
+
+
+class Coverage:
+    """Finds hands over, and the camera's movement against, one calibrated board."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.calibration = calibration
+        self.model = calibration.model
+        m = self.model
+        s = m.ppd
+        self.empty = cv2.cvtColor(calibration.empty, cv2.COLOR_BGR2LAB).astype(np.float32)
+        w, h = m.size
+        case = np.zeros((h, w), np.uint8)
+        (cx0, cy0), (cx1, cy1) = np.round(m.corners()[[0, 2]]).astype(int)
+        case[cy0:cy1, cx0:cx1] = 1
+        self.case = case.astype(bool)
+        self.surround = ~self.case
+        rim = case.copy()
+        fx0, fy0, fx1, fy1 = (int(round(v)) for v in m.field)
+        tx0 = int(round(m.tray("black")[0]))
+        rim[fy0:fy1, fx0:fx1] = 0
+        if m.tray_width > 0:
+            rim[fy0:fy1, tx0:int(round(m.tray("black")[2]))] = 0
+        self.rim = rim.astype(bool)
+        self.unit = s * s
+        self.point_masks = []
+        for n in range(1, 25):
+            x, y, d = m.point_base(n)
+            mask = np.zeros((h, w), np.uint8)
+            y1 = y + d * m.point_length * s
+            cv2.rectangle(mask, (int(x - 0.55 * m.point_width * s), int(min(y, y1))),
+                          (int(x + 0.55 * m.point_width * s), int(max(y, y1))), 1, -1)
+            self.point_masks.append(mask.astype(bool))
+        bx0, by0, bx1, by1 = (int(round(v)) for v in m.bar)
+        self.bar_mask = np.zeros((h, w), bool)
+        self.bar_mask[by0:by1, bx0:bx1] = True
+        self.tray_masks = []
+        for colour in ("white", "black"):
+            x0, y0, x1, y1 = (int(round(v)) for v in m.tray(colour))
+            mask = np.zeros((h, w), bool)
+            mask[y0:y1, x0:x1] = True
+            self.tray_masks.append(mask)
+        self._reference = self._structure(self.empty)
+        band = cv2.dilate(self.rim.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        band |= cv2.dilate(self.bar_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        self._static = band
+        self._open = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(0.3 * s) | 1, int(0.3 * s) | 1))
+        self._near = np.ones((5, 5), np.uint8)
+        self._empty_edges = cv2.dilate(self._gradient(self.empty), np.ones((5, 5), np.uint8))
+        band = int(round(0.3 * s))
+        inner = np.zeros((h, w), np.uint8)
+        inner[cy0 + band:cy1 - band, cx0 + band:cx1 - band] = 1
+        self.edge_band = self.case & ~inner.astype(bool)
+        self._disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(1.3 * s) | 1, int(1.3 * s) | 1))
+
+    # -------------------------------------------------------------- the camera
+    @staticmethod
+    def _structure(lab: np.ndarray) -> np.ndarray:
+        light = cv2.GaussianBlur(lab[..., 0], (0, 0), 1.2)
+        edges = np.abs(cv2.Sobel(light, cv2.CV_32F, 1, 0)) + np.abs(cv2.Sobel(light, cv2.CV_32F, 0, 1))
+        return cv2.GaussianBlur(edges, (0, 0), 1.2)
+
+    def board_in_place(self, lab: np.ndarray) -> bool:
+        """Whether the rim's and bar's edges still lie where the calibration found them."""
+        a = self._structure(lab)[self._static]
+        b = self._reference[self._static]
+        a = a - a.mean()
+        b = b - b.mean()
+        corr = float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6))
+        return corr > IN_PLACE
+
+    # ------------------------------------------------------------------ hands
+    def find(self, lab: np.ndarray, explained: np.ndarray) -> Covered:
+        """What covers the board in a frame whose checkers account for ``explained``."""
+        diff = lab - self.empty
+        change = (diff * diff) @ LAB_WEIGHTS
+        changed = (cv2.blur(change, (3, 3)) > CHANGE).astype(np.uint8)
+        changed[explained] = 0
+        # lines a pixel or two wide (the board's edges a shade off) are no hand
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._open)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        hand_mask = np.zeros(changed.shape, bool)
+        hand = False
+        edges = None
+        for i in range(1, count):
+            area = stats[i, cv2.CC_STAT_AREA] / self.unit
+            if area < RIM_AREA:
+                continue
+            region = labels == i
+            inside = float(region[self.case].sum()) / self.unit
+            on_rim = float(region[self.rim].sum()) / self.unit
+            outside = area - inside
+            reaching = outside >= REACH_AREA and inside >= RIM_AREA
+            if not (inside >= HAND_AREA or on_rim >= RIM_AREA or reaching):
+                if inside < PART_AREA:
+                    continue
+                # smaller: a hand if it shows an outline the board has not (an arm's
+                # edges and shading) or comes in at the case's edge
+                if edges is None:
+                    edges = self._new_edges(lab) & ~explained
+                outline = float(np.count_nonzero(edges & cv2.dilate(region.astype(np.uint8), self._near).astype(bool)))
+                at_edge = bool((region & self.edge_band).any())
+                if outline / self.model.ppd < OUTLINE and not at_edge:
+                    continue
+            hand = True
+            hand_mask |= region
+        if hand:
+            hand_mask = cv2.dilate(hand_mask.astype(np.uint8), self._disc).astype(bool)
+        points = tuple(bool((hand_mask & m).any()) for m in self.point_masks)
+        bar = bool((hand_mask & self.bar_mask).any())
+        trays = tuple(bool((hand_mask & m).any()) for m in self.tray_masks)
+        return Covered(points, bar, trays, hand, float(hand_mask.mean()))
+
+    def _new_edges(self, lab: np.ndarray) -> np.ndarray:
+        """Strong colour edges the empty board has nowhere near."""
+        return (self._gradient(lab) > EDGE) & (self._gradient(lab) > 2.0 * self._empty_edges)
+
+    @staticmethod
+    def _gradient(lab: np.ndarray) -> np.ndarray:
+        smooth = cv2.GaussianBlur(lab, (0, 0), 1.0)
+        gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0)
+        gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1)
+        return np.sqrt((gx * gx + gy * gy).sum(axis=2))
+
+
+def explained_mask(model, reading, shape) -> np.ndarray:
+    """The canonical pixels the checkers read account for: a disc a little larger than a
+    checker at each one found (with its shadow), the whole row of a pile, the bar's
+    checkers and the filled part of each tray."""
+    mask = np.zeros(shape, np.uint8)
+    s = model.ppd
+    r = int(round(0.64 * s))
+    for d in reading.discs:
+        cv2.circle(mask, (int(round(d.x)), int(round(d.y))), r, 1, -1)
+    for p in reading.points:
+        if p.color and p.count_range[1] > ROW:
+            x, y, d = model.point_base(p.point)
+            y1 = y + d * (max(model.point_length, ROW) + 0.4) * s
+            cv2.rectangle(mask, (int(x - 0.75 * s), int(min(y, y1))), (int(x + 0.75 * s), int(max(y, y1))), 1, -1)
+    for colour, (count, _) in reading.bar.items():
+        for x, y in model.bar_slots(colour, count):
+            cv2.circle(mask, (int(round(x)), int(round(y))), r, 1, -1)
+    for colour, count in reading.trays.items():
+        if count <= 0:
+            continue
+        x0, y0, x1, y1 = (int(round(v)) for v in model.tray(colour))
+        length = int(round((count + 1.5) * ON_EDGE_STEP * s + 0.2 * s))
+        if colour == "white":
+            cv2.rectangle(mask, (x0, max(y1 - length, y0)), (x1, y1), 1, -1)
+        else:
+            cv2.rectangle(mask, (x0, y0), (x1, min(y0 + length, y1)), 1, -1)
+    return mask.astype(bool)
