@@ -166,11 +166,22 @@ def explains(obs, position: Position) -> bool:
 
 
 def observed_position(obs, variant) -> Position | None:
-    """The position the observation shows when every count is certain, else ``None``."""
+    """The position the observation shows when every count is certain and every checker is accounted for.
+
+    Checkers neither seen on the board, the bar nor in a tray mean the read is incomplete
+    (a checker hidden in a pile, say): ``None``, never a position with checkers borne off by guess.
+    """
     try:
-        return obs.to_position(variant)
+        position = obs.to_position(variant)
     except (PositionError, ValueError):
         return None
+    if position is None:
+        return None
+    for name, side in (("white", WHITE), ("black", BLACK)):
+        low, high = _range(obs.off[name])
+        if not low <= position.off(side) <= high:
+            return None
+    return position
 
 
 def _reading(obs) -> tuple:

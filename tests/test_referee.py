@@ -243,3 +243,19 @@ def test_a_money_session_ends_from_the_menu_and_a_new_match_is_offered():
     from controller.referee import NewMatchRequested
     d = table.press("accept")
     assert any(isinstance(s, NewMatchRequested) for s in d.signals)
+
+
+def test_a_checker_missing_from_the_read_is_never_judged_illegal():
+    from referee_table import seen
+    table = opened(5, 6)
+    after = apply_play(START, BLACK, (6, 5), "24/13")
+    observed = seen(after)  # one of Black's six on its 13 point (White's 12) is not seen
+    points = list(observed.points)
+    points[11] = type(points[11])("black", 5, (5, 5))
+    hidden = type(observed)(tuple(points), observed.bar, observed.off)
+    for _ in range(12):
+        table.t += 0.5
+        d = table.referee.feed(hidden, table.t)
+        assert not d.events and not any(isinstance(s, Beep) and s.kind == "illegal" for s in d.signals)
+    assert any("clear the view" in " ".join(s.lines) for s in d.signals if isinstance(s, Display)) or \
+        table.referee.asked_clear
