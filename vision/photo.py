@@ -37,13 +37,16 @@ CANDIDATE = 0.4         # outline support for a disc to be considered at all
 STRONG = 0.65           # ... to count as a checker on its own anywhere
 FAIR = 0.55             # ... to count as one at a point's base
 RELATIVE_FIRST = 0.75   # ... and with at least this share of the clearest checkers' support
-RELATIVE_NEXT = 0.55    # ... one further along a row this share
+RELATIVE_NEXT = 0.65    # ... one further along a row this share
 CLOSED = 4 / 32         # the longest unseen arc of a checker at a point's base (share of the outline)
-OPEN = 4 / 32           # ... of one further along a row
+OPEN = 10 / 32          # ... of one further along a row
 COLOUR_SPREAD = 3.0     # a checker's colour lies within this many spreads of its side's colour
 ON_LINE = 0.3           # a checker on a point lies within this many point widths of its centre line
 FIRST_SLOT = 3.2        # the first checker of a point lies within this many radii of the base
 NEXT_SLOT = (0.9, 2.6)  # the next one this many radii further (less when piled or squeezed)
+REGULAR_ROW = 2         # discs in a row that make checkers with no clear outline among them
+REGULAR_STEP = (1.7, 2.4)  # ... each this many radii from the last
+EDGE_SLACK = 0.6        # a disc centred this many radii beyond the field's edge still counts as on it
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
 
 
@@ -207,12 +210,10 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
 
     A disc's colour must belong to one of the two sides (learned from the discs with the
     clearest outlines), and it must not be a die. On a point, checkers lie in a row from
-    its base: the disc nearest the base starts the row when its outline is clear (for
-    this photo) and nearly closed, and each next disc about a diameter further continues
-    it even with a fainter outline (a dark checker on a dark point shows little of one).
-    Anywhere else (the bar, the field away from the points' lines, beside the board) only
-    a clear, closed outline of a colour close to its side's will do; nothing in the bar's
-    middle, where the cube waits.
+    its base (``_row``). Anywhere else (the bar, the field away from the points' lines,
+    beside the board) only a clear, closed outline of a colour close to its side's will
+    do; nothing in the bar's middle, where the cube waits. How clear an outline must be
+    is judged against the photo's clearest ones.
     """
     discs = [d for d in discs if not any(x <= d.x <= x + w and y <= d.y <= y + h for x, y, w, h in dice_boxes)]
     strong = [d for d in discs if d.support >= STRONG]
@@ -232,21 +233,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
         elif place != "cube" and d.support >= STRONG and d.gap <= CLOSED and distance[i] <= COLOUR_SPREAD / 2:
             taken.add(i)
     for members in rows.values():
-        # checkers lie in a row from the point's base: the one nearest the base starts it,
-        # each next one lies about a diameter further (less when piled), and a hole ends it
-        members.sort(key=lambda j: places[j][4])
-        first = members[0]
-        if places[first][4] > FIRST_SLOT * radius or discs[first].support < fair or discs[first].gap > CLOSED:
-            continue
-        last = first
-        taken.add(first)
-        for j in members[1:]:
-            step = places[j][4] - places[last][4]
-            if step > NEXT_SLOT[1] * radius:
-                break
-            if step >= NEXT_SLOT[0] * radius and labels[j] == labels[first] and discs[j].support >= weak:
-                taken.add(j)
-                last = j
+        taken |= _row(members, discs, places, labels, radius, fair, weak)
     out = []
     for i in sorted(taken, key=lambda j: -discs[j].support):
         d = discs[i]
@@ -258,18 +245,62 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     return out
 
 
+def _row(members: list[int], discs: list[Disc], places, labels, radius: float, fair: float, weak: float) -> set[int]:
+    """The discs on one point that are checkers: rows grow from each clear, closed outline
+    (``fair`` support) both ways through discs about a diameter apart (less when piled) of
+    the same colour with ``weak`` support at least, a hole ending them; a row counts only
+    when it reaches the point's base (checkers are stacked from there)."""
+    taken: set[int] = set()
+    for seed in members:
+        if seed in taken or discs[seed].support < fair or discs[seed].gap > CLOSED:
+            continue
+        row = {seed}
+        for sense in (1, -1):
+            last = seed
+            ahead = sorted((j for j in members if (places[j][4] - places[seed][4]) * sense > 0),
+                           key=lambda j: abs(places[j][4] - places[seed][4]))
+            for j in ahead:
+                step = abs(places[j][4] - places[last][4])
+                if step > NEXT_SLOT[1] * radius:
+                    break
+                if step >= NEXT_SLOT[0] * radius and labels[j] == labels[seed] and discs[j].support >= weak:
+                    row.add(j)
+                    last = j
+        if min(places[j][4] for j in row) <= FIRST_SLOT * radius:
+            taken |= row
+    return taken or _regular_row(members, discs, places, labels, radius, weak)
+
+
+def _regular_row(members: list[int], discs: list[Disc], places, labels, radius: float, weak: float) -> set[int]:
+    """With no clear outline on a point, a row of at least ``REGULAR_ROW`` discs of one
+    colour each a diameter from the last, from the base on, still makes checkers (an
+    empty point's drawing does not repeat that way)."""
+    ordered = sorted((j for j in members if discs[j].support >= weak), key=lambda j: places[j][4])
+    if len(ordered) < REGULAR_ROW or places[ordered[0]][4] > FIRST_SLOT * radius:
+        return set()
+    row = [ordered[0]]
+    for j in ordered[1:]:
+        step = places[j][4] - places[row[-1]][4]
+        if step > REGULAR_STEP[1] * radius:
+            break
+        if step >= REGULAR_STEP[0] * radius and labels[j] == labels[row[0]]:
+            row.append(j)
+    return set(row) if len(row) >= REGULAR_ROW else set()
+
+
 def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | None, int | None, float, float]:
     """(place, column, row, distance from the column's centre line in point widths, distance
-    from the row's base in image pixels) of a disc: 'point' (on the field), 'bar', or 'off'
-    (outside the field, or a centre so near the field's edge that the disc would overhang
-    the rim)."""
+    from the row's base in image pixels) of a disc: 'point' (on the field), 'bar', 'cube'
+    (the bar's middle) or 'off' (outside the field). A disc whose centre lies on the
+    field's edge or a little beyond it is taken for the first checker of its point (the
+    edge found a little inside the true one), one radius from the base."""
     if fit is None:
         return "off", None, None, 1.0, 0.0
     u, v = fit.to_field([(d.x, d.y)])[0]
     half = (1 - fit.bar) / 2
     base = fit.to_image([(u, 0.0 if v < 0.5 else 1.0)])[0]
     along = float(np.hypot(d.x - base[0], d.y - base[1]))
-    if not (-0.01 <= u <= 1.01 and 0.0 <= v <= 1.0) or along < 0.6 * radius:
+    if not (-0.01 <= u <= 1.01) or min(v, 1 - v) < 0 and along > EDGE_SLACK * radius:
         return "off", None, None, 1.0, 0.0
     if half <= u <= 1 - half:
         # the doubling cube waits in the bar's middle; checkers on the bar lie further out
@@ -279,6 +310,8 @@ def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | Non
         return "bar", None, None, 0.0, 0.0
     centres = fit.column_centres()
     column = int(np.argmin(np.abs(centres - u)))
+    if min(v, 1 - v) < 0 or along < radius:
+        along = radius
     return "point", column, int(v >= 0.5), float(abs(centres[column] - u) / fit.point_width), along
 
 

@@ -209,6 +209,8 @@ def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple
         sizes = np.bincount(member, minlength=2)
         separation = float(np.linalg.norm(centres[1] - centres[0]) / spread.sum())
         separation -= 0.1 * float(np.maximum(sizes - most, 0).sum())
+        if sizes.min() < 2:         # one odd colour is a stray, not a side
+            separation -= 1.0
         if best is None or separation > best[0]:
             best = (separation, centres, spread)
     _, centres, spread = best
