@@ -234,6 +234,10 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             taken.add(i)
     for members in rows.values():
         taken |= _row(members, discs, places, labels, radius, fair, weak)
+    for side in (0, 1):
+        # a side has fifteen checkers: beyond that, the faintest outlines are not checkers
+        mine = sorted((i for i in taken if labels[i] == side), key=lambda j: -discs[j].support)
+        taken -= set(mine[CHECKERS:])
     out = []
     for i in sorted(taken, key=lambda j: -discs[j].support):
         d = discs[i]
