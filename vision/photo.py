@@ -36,17 +36,19 @@ WORK_SIDE = 800         # photos are read at most this many pixels on their long
 CANDIDATE = 0.4         # outline support for a disc to be considered at all
 STRONG = 0.65           # ... to count as a checker on its own anywhere
 FAIR = 0.55             # ... to count as one at a point's base
-RELATIVE_FIRST = 0.75   # ... and with at least this share of the clearest checkers' support
+RELATIVE_FIRST = 0.7    # ... and with at least this share of the clearest checkers' support
 RELATIVE_NEXT = 0.65    # ... one further along a row this share
 CLOSED = 4 / 32         # the longest unseen arc of a checker at a point's base (share of the outline)
 OPEN = 10 / 32          # ... of one further along a row
-COLOUR_SPREAD = 3.0     # a checker's colour lies within this many spreads of its side's colour
-ON_LINE = 0.3           # a checker on a point lies within this many point widths of its centre line
+COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour
+ON_LINE = 0.35          # a checker on a point lies within this many point widths of its centre line
 FIRST_SLOT = 3.2        # the first checker of a point lies within this many radii of the base
 NEXT_SLOT = (0.9, 2.6)  # the next one this many radii further (less when piled or squeezed)
 REGULAR_ROW = 2         # discs in a row that make checkers with no clear outline among them
-REGULAR_STEP = (1.7, 2.4)  # ... each this many radii from the last
+REGULAR_STEP = (1.6, 2.5)  # ... each this many radii from the last
 EDGE_SLACK = 0.6        # a disc centred this many radii beyond the field's edge still counts as on it
+HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
+UNSEEN = 0.3            # confidence of a checker put where a row skips one
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
 
 
@@ -234,10 +236,6 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             taken.add(i)
     for members in rows.values():
         taken |= _row(members, discs, places, labels, radius, fair, weak)
-    for side in (0, 1):
-        # a side has fifteen checkers: beyond that, the faintest outlines are not checkers
-        mine = sorted((i for i in taken if labels[i] == side), key=lambda j: -discs[j].support)
-        taken -= set(mine[CHECKERS:])
     out = []
     for i in sorted(taken, key=lambda j: -discs[j].support):
         d = discs[i]
@@ -246,6 +244,30 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
                                        1.0 - distance[i] / (2 * COLOUR_SPREAD)), 0.0, 1.0))
         out.append(PhotoChecker(d.x, d.y, d.radius, "light" if labels[i] == 1 else "dark", confidence,
                                 place, column, row, along))
+    out += _hidden_in_rows(out, radius)
+    # a side has fifteen checkers: beyond that, the faintest outlines are not checkers
+    return [c for colour in COLOURS for c in [k for k in out if k.colour == colour][:CHECKERS]]
+
+
+def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoChecker]:
+    """Checkers a row skips: a row of checkers on a point has no holes, so where two of its
+    checkers lie more than a diameter and a half apart the ones between went unseen; they
+    are put evenly between, with a low confidence."""
+    rows: dict[tuple[int, int], list[PhotoChecker]] = {}
+    for c in checkers:
+        if c.place == "point":
+            rows.setdefault((c.column, c.row), []).append(c)
+    out = []
+    for row in rows.values():
+        row.sort(key=lambda c: c.along)
+        for a, b in zip(row, row[1:]):
+            missing = int(round((b.along - a.along) / (2 * radius))) - 1
+            if (b.along - a.along) <= NEXT_SLOT[1] * radius or missing < 1 or a.colour != b.colour:
+                continue
+            for k in range(1, missing + 1):
+                f = k / (missing + 1)
+                out.append(PhotoChecker(a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), radius, a.colour, UNSEEN,
+                                        "point", a.column, a.row, a.along + f * (b.along - a.along)))
     return out
 
 
@@ -265,7 +287,7 @@ def _row(members: list[int], discs: list[Disc], places, labels, radius: float, f
                            key=lambda j: abs(places[j][4] - places[seed][4]))
             for j in ahead:
                 step = abs(places[j][4] - places[last][4])
-                if step > NEXT_SLOT[1] * radius:
+                if step > (NEXT_SLOT[1] + HOLE) * radius:
                     break
                 if step >= NEXT_SLOT[0] * radius and labels[j] == labels[seed] and discs[j].support >= weak:
                     row.add(j)

@@ -11,9 +11,10 @@ so texture alone earns nothing), the field's outline and the bar's sides must be
 straight edges, and the checkers found in the photo must sit on the points' centre
 lines. Candidates come from the large quadrilaterals among the image's edges (the
 case, the field, a half) and from the frame of the photo itself turned to the board's
-dominant line directions (a board that fills the photo or is cut off by its edges);
-each is refined by a local search over its four corners, the bar's width and the
-points' length, and the best-scoring fit wins.
+dominant line directions (a board that fills the photo or is cut off by its edges).
+The best seeds are searched in their own frame (where the field's ends, the bar and the
+bases lie: on blurred edges in coarse steps, then on sharp ones in fine steps), refined
+corner by corner, and the best-scoring fit wins.
 """
 
 from __future__ import annotations
@@ -71,10 +72,6 @@ class FieldFit:
         a, b = self.to_image([(0.5 - w / 2, 0.5), (0.5 + w / 2, 0.5)])
         return float(np.linalg.norm(b - a))
 
-    def turned(self) -> FieldFit:
-        """The same field described from the opposite long side (rotated half a turn)."""
-        return replace(self, corners=self.corners[[2, 3, 0, 1]])
-
 
 # ---------------------------------------------------------------------- image features
 class EdgeImage:
@@ -87,8 +84,6 @@ class EdgeImage:
         gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3) / 8
         scale = float(np.sqrt((gx * gx + gy * gy).sum(axis=2)).mean()) + 1e-3
         self.gradient = np.concatenate([gx, gy], axis=2) / scale     # H x W x 6
-        self.lab = lab
-        self.height, self.width = image.shape[:2]
 
     def normal_strength(self, points: np.ndarray, normals: np.ndarray) -> np.ndarray:
         """Gradient across the line at each point (the colour change along ``normals``), NaN
