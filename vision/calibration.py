@@ -481,16 +481,14 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
     fits = locate_fields(frame)
     if not fits:
         raise CalibrationError("no backgammon board found in the frame")
-    # the best fitted field (they come best first) that shows the position
     best = None
     for fit in fits:
         pose, score = orient(frame, fit.pose, position, white)
-        if score >= FIT_LEVEL:
-            break
-        if best is None or score > best:
-            best = score
-    else:
-        raise CalibrationError(f"the frame does not show the expected position on a board (fit {best:.2f})")
+        if best is None or score > best[0]:
+            best = (score, pose)
+    score, pose = best
+    if score < FIT_LEVEL:
+        raise CalibrationError(f"the frame does not show the expected position on a board (fit {score:.2f})")
     d_x, d_y = measure_checkers(frame, pose, position)
     model = model_from_shape(pose, d_x, d_y)
     model = replace(model, margin=MARGIN, **measure_case(frame, pose, model))

@@ -120,37 +120,35 @@ class CheckerField:
         offsets = np.array([(dx, dy) for dy in (-2, -1, 0, 1, 2) for dx in (-2, -1, 0, 1, 2)], np.float64)
         shifted = (circles[:, None, :2] + offsets[None]).reshape(-1, 2)
         rings = self._rings(lab[..., 0], shifted).reshape(len(circles), len(offsets), -1)
-        xi = np.clip(np.round(circles[:, 0]).astype(int), 0, w - 1)
-        yi = np.clip(np.round(circles[:, 1]).astype(int), 0, h - 1)
-        amounts = change[yi, xi]
-        colours = [self._colour(faces[y, x]) for x, y in zip(xi, yi)]
-        for colour in ("white", "black"):
-            mine = np.array([c == colour for c in colours])
-            if not mine.any():
+        for (x, y, _), around in zip(circles, rings):
+            xi, yi = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1)
+            amount = float(change[yi, xi])
+            if amount < CHANGE:
                 continue
-            misfit, ringed = self._fits(rings[mine], colour)
-            for i, k in zip(np.flatnonzero(mine), range(int(mine.sum()))):
-                if amounts[i] < CHANGE:
-                    continue
-                x, y = circles[i, :2]
-                if ringed[k].any():
-                    best = int(np.argmin(np.where(ringed[k], misfit[k], np.inf)))
-                    discs.append(Disc(float(x + offsets[best, 0]), float(y + offsets[best, 1]), colour,
-                                      float(amounts[i])))
-                elif amounts[i] >= STRONG:
-                    discs.append(Disc(float(x), float(y), colour, float(amounts[i]), partial=True))
+            colour = self._colour(faces[yi, xi])
+            fits = [self._ringed(ring, colour) for ring in around]
+            if any(fits):
+                k = int(np.argmin([f if f is not None else np.inf for f in
+                                   (self._misfit(ring, colour) for ring in around)]))
+                discs.append(Disc(float(x + offsets[k, 0]), float(y + offsets[k, 1]), colour, amount))
+            elif amount >= STRONG:
+                discs.append(Disc(float(x), float(y), colour, amount, partial=True))
         return discs
 
-    def _fits(self, rings: np.ndarray, colour: str) -> tuple[np.ndarray, np.ndarray]:
-        """For ring profiles (..., radii): how much of each the learned one of ``colour``
-        (under the best light) leaves unexplained, over the profile's own structure; and
-        whether that makes it a checker's (the learned rings explain most of it, and it
-        has about as much ring as they do: a bare point or field has next to none)."""
+    def _misfit(self, ring: np.ndarray, colour: str) -> float:
+        """How much of a ring profile the learned one of ``colour`` (under the best light)
+        leaves unexplained, over the profile's own structure."""
         learned = self.rings[colour]
-        gain = np.clip((rings @ learned) / max(float(learned @ learned), 1e-6), *RING_GAIN)
-        own = np.mean(rings * rings, axis=-1)
-        misfit = np.mean((rings - gain[..., None] * learned) ** 2, axis=-1) / np.maximum(own, 1e-6)
-        return misfit, (misfit < RING_FIT) & (own > RING_ENERGY * float(np.mean(learned * learned)))
+        gain = float(np.clip(np.dot(ring, learned) / max(float(np.dot(learned, learned)), 1e-6), *RING_GAIN))
+        return float(np.mean((ring - gain * learned) ** 2)) / max(float(np.mean(ring * ring)), 1e-6)
+
+    def _ringed(self, ring: np.ndarray, colour: str) -> bool:
+        """Whether a circle's ring profile is a checker's of ``colour``: the learned rings,
+        under some light, explain most of it, and it has about as much ring as they do (a
+        bare point or field has next to none)."""
+        learned = self.rings[colour]
+        own = float(np.mean(ring * ring))
+        return self._misfit(ring, colour) < RING_FIT and own > RING_ENERGY * float(np.mean(learned * learned))
 
     def _rings(self, light: np.ndarray, circles: np.ndarray) -> np.ndarray:
         """The mean lightness round each circle's centre (x, y, _) at the radii of

@@ -159,8 +159,7 @@ class Coverage:
 
     def _new_edges(self, lab: np.ndarray) -> np.ndarray:
         """Strong colour edges the empty board has nowhere near."""
-        gradient = self._gradient(lab)
-        return (gradient > EDGE) & (gradient > 2.0 * self._empty_edges)
+        return (self._gradient(lab) > EDGE) & (self._gradient(lab) > 2.0 * self._empty_edges)
 
     @staticmethod
     def _gradient(lab: np.ndarray) -> np.ndarray:

@@ -153,14 +153,6 @@ def _field_lines(gx: np.ndarray, gy: np.ndarray, rows: tuple[int, int]) -> list[
             continue
         if not 0.08 * half <= bar <= 0.4 * half:
             continue
-        # the field's ends have the points' edges inside and the plain rim outside
-        band = max(int(0.05 * half), 2)
-        if x0 - 2 - band < 0 or x1 + 2 + band > width:
-            continue
-        ratios = (px[x0 + 2:x0 + 2 + band].mean() / (px[x0 - 1 - band:x0 - 1].mean() + 1e-6),
-                  px[x1 - 1 - band:x1 - 1].mean() / (px[x1 + 2:x1 + 2 + band].mean() + 1e-6))
-        if min(ratios) < 1.05 or max(ratios) < 1.3:
-            continue
         score_x = px[x0] + px[b0] + px[b1] + px[x1]
         cols = np.r_[int(x0 + 0.05 * half):int(b0 - 0.05 * half), int(b1 + 0.05 * half):int(x1 - 0.05 * half)]
         py = gy[:, cols].mean(axis=1)
@@ -195,7 +187,7 @@ def field_candidates(frame: np.ndarray, quad: np.ndarray) -> list[FieldCandidate
         q = np.roll(ring, -turn, axis=0)
         qw = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
         qh = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
-        for left, right, top in ((0.22, 0.22, 0.15), (1.6, 0.22, 0.12), (0.22, 1.6, 0.12)):
+        for left, right, top in ((0.12, 0.12, 0.12), (1.6, 0.12, 0.1), (0.12, 1.6, 0.1)):
             # the view shows the quad as [left, left + 1] x [top, top + 1] of a unit box
             span_x, span_y = 1 + left + right, 1 + 2 * top
             if qw * span_x >= qh * span_y:
