@@ -33,12 +33,14 @@ from vision.observation import PointRead
 LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)     # L, a, b in change measures
 COLOUR_WEIGHTS = np.array((0.3, 1.0, 1.0), np.float32)  # L counts less: the light varies
 CHANGE = 60.0           # mean weighted squared Lab change from the empty board of a checker
+FAINT = 300.0           # a change below which a checker's rings must show clearly
 STRONG = 600.0          # a change only checkers (or a hand) make
 RADIUS = 0.485          # a checker's radius (D)
 ANGLES = np.linspace(0, 2 * np.pi, 32, endpoint=False)
 RING_RADII = np.linspace(0.0, 0.85, 18)     # radii (checker radii) of the rings inside a checker
 RING_GAIN = (0.5, 1.7)  # light on a checker's rings over the light where they were learned
 RING_FIT = 0.25         # share of a checker's ring structure the learned rings may leave unexplained
+BARE = 0.3              # a circle whose rings the empty board leaves this little unexplained is the board's
 RING_ENERGY = 0.25      # least ring structure of a checker, as a share of the learned one
 UNEXPLAINED = 45.0 ** 2  # weighted squared Lab difference from a learned checker it does not explain
 TRAY_CHANGE = 18.0      # Lab change that marks a tray's cell as filled
@@ -120,35 +122,47 @@ class CheckerField:
         offsets = np.array([(dx, dy) for dy in (-2, -1, 0, 1, 2) for dx in (-2, -1, 0, 1, 2)], np.float64)
         shifted = (circles[:, None, :2] + offsets[None]).reshape(-1, 2)
         rings = self._rings(lab[..., 0], shifted).reshape(len(circles), len(offsets), -1)
-        for (x, y, _), around in zip(circles, rings):
-            xi, yi = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1)
-            amount = float(change[yi, xi])
-            if amount < CHANGE:
+        # the same rings on the empty board there: a circle the board itself draws
+        bare = self._rings(self.empty[..., 0], shifted).reshape(len(circles), len(offsets), -1)
+        board = (np.mean((rings - bare) ** 2, axis=-1)
+                 < BARE * np.maximum(np.mean(rings * rings, axis=-1), 1e-6))
+        xi = np.clip(np.round(circles[:, 0]).astype(int), 0, w - 1)
+        yi = np.clip(np.round(circles[:, 1]).astype(int), 0, h - 1)
+        amounts = change[yi, xi]
+        colours = [self._colour(faces[y, x]) for x, y in zip(xi, yi)]
+        for colour in ("white", "black"):
+            mine = np.array([c == colour for c in colours])
+            if not mine.any():
                 continue
-            colour = self._colour(faces[yi, xi])
-            fits = [self._ringed(ring, colour) for ring in around]
-            if any(fits):
-                k = int(np.argmin([f if f is not None else np.inf for f in
-                                   (self._misfit(ring, colour) for ring in around)]))
-                discs.append(Disc(float(x + offsets[k, 0]), float(y + offsets[k, 1]), colour, amount))
-            elif amount >= STRONG:
-                discs.append(Disc(float(x), float(y), colour, amount, partial=True))
+            misfit, ringed = self._fits(rings[mine], colour, amounts[mine])
+            ringed &= ~board[mine]
+            for i, k in zip(np.flatnonzero(mine), range(int(mine.sum()))):
+                if amounts[i] < CHANGE:
+                    continue
+                x, y = circles[i, :2]
+                if ringed[k].any():
+                    best = int(np.argmin(np.where(ringed[k], misfit[k], np.inf)))
+                    discs.append(Disc(float(x + offsets[best, 0]), float(y + offsets[best, 1]), colour,
+                                      float(amounts[i])))
+                elif amounts[i] >= STRONG:
+                    discs.append(Disc(float(x), float(y), colour, float(amounts[i]), partial=True))
         return discs
 
-    def _misfit(self, ring: np.ndarray, colour: str) -> float:
-        """How much of a ring profile the learned one of ``colour`` (under the best light)
-        leaves unexplained, over the profile's own structure."""
+    def _fits(self, rings: np.ndarray, colour: str, change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For ring profiles (..., radii): how much of each the learned one of ``colour``
+        (under the best light) leaves unexplained, over the profile's own structure; and
+        whether that makes it a checker's (the learned rings explain most of it, and it
+        has about as much ring as they do: a bare point or field has next to none). Where
+        the frame hardly differs from the empty board (a checker on a point of its own
+        colour, or the board's grain), the rings must say so clearly."""
         learned = self.rings[colour]
-        gain = float(np.clip(np.dot(ring, learned) / max(float(np.dot(learned, learned)), 1e-6), *RING_GAIN))
-        return float(np.mean((ring - gain * learned) ** 2)) / max(float(np.mean(ring * ring)), 1e-6)
-
-    def _ringed(self, ring: np.ndarray, colour: str) -> bool:
-        """Whether a circle's ring profile is a checker's of ``colour``: the learned rings,
-        under some light, explain most of it, and it has about as much ring as they do (a
-        bare point or field has next to none)."""
-        learned = self.rings[colour]
-        own = float(np.mean(ring * ring))
-        return self._misfit(ring, colour) < RING_FIT and own > RING_ENERGY * float(np.mean(learned * learned))
+        gain = np.clip((rings @ learned) / max(float(learned @ learned), 1e-6), *RING_GAIN)
+        own = np.mean(rings * rings, axis=-1)
+        misfit = np.mean((rings - gain[..., None] * learned) ** 2, axis=-1) / np.maximum(own, 1e-6)
+        faint = (np.asarray(change) < FAINT)[:, None]
+        fit = np.where(faint, RING_FIT * 0.6, RING_FIT)
+        energy = np.where(faint, RING_ENERGY * 2.0, RING_ENERGY) * float(np.mean(learned * learned))
+        return misfit, (misfit < fit) & (own > energy)
 
     def _rings(self, light: np.ndarray, circles: np.ndarray) -> np.ndarray:
         """The mean lightness round each circle's centre (x, y, _) at the radii of
