@@ -33,6 +33,7 @@ from vision.observation import PointRead
 LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)     # L, a, b in change measures
 COLOUR_WEIGHTS = np.array((0.3, 1.0, 1.0), np.float32)  # L counts less: the light varies
 CHANGE = 60.0           # mean weighted squared Lab change from the empty board of a checker
+FACE_SPREAD = 10.0      # lightness spread over a checker's face beyond which it is not one
 FAINT = 300.0           # a change below which a checker's rings must show clearly
 STRONG = 600.0          # a change only checkers (or a hand) make
 RADIUS = 0.485          # a checker's radius (D)
@@ -86,6 +87,7 @@ class CheckerField:
         self.empty_faces = cv2.blur(self.empty, self._face_box)
         self.rings = {}
         self.patches = {}
+        self.face_spread = {}
         r = int(round(0.55 * s))
         yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
         self._disc = np.hypot(xx, yy) <= r
@@ -95,6 +97,9 @@ class CheckerField:
             self.rings[colour] = self._rings(patch[..., 0], np.array([(c, c, 0.0)]))[0]
             ci = int(c)
             self.patches[colour] = patch[ci - r:ci + r + 1, ci - r:ci + r + 1]
+            rf = int(round(0.22 * s))
+            learned_face = patch[ci - rf:ci + rf + 1, ci - rf:ci + rf + 1, 0]
+            self.face_spread[colour] = max(FACE_SPREAD, 2.5 * float(learned_face.std()))
         fx0, fy0, fx1, fy1 = m.field
         pad = int(0.2 * s)
         self.roi = (max(int(fx0) - pad, 0), max(int(fy0) - pad, 0), int(fx1) + pad, int(fy1) + pad)
@@ -146,7 +151,23 @@ class CheckerField:
                                       float(amounts[i])))
                 elif amounts[i] >= STRONG:
                     discs.append(Disc(float(x), float(y), colour, float(amounts[i]), partial=True))
-        return discs
+        return self._lone_checkers(lab, discs)
+
+    def _lone_checkers(self, lab: np.ndarray, discs: list[Disc]) -> list[Disc]:
+        """A strong circle whose rings did not follow the learned ones is a checker when
+        no other lies within a checker of it (nothing hides part of it) and its face is
+        of one colour (a die's pips and a point's edges are not)."""
+        s = self.model.ppd
+        r = int(round(0.22 * s))
+        out = []
+        for d in discs:
+            if d.partial and not any(o is not d and np.hypot(o.x - d.x, o.y - d.y) < 0.85 * s for o in discs):
+                x, y = int(round(d.x)), int(round(d.y))
+                face = lab[max(y - r, 0):y + r + 1, max(x - r, 0):x + r + 1, 0]
+                if face.size and float(face.std()) <= self.face_spread[d.colour]:
+                    d = Disc(d.x, d.y, d.colour, d.change)
+            out.append(d)
+        return out
 
     def _fits(self, rings: np.ndarray, colour: str, change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For ring profiles (..., radii): how much of each the learned one of ``colour``
