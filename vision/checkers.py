@@ -33,6 +33,7 @@ from vision.observation import PointRead
 LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)     # L, a, b in change measures
 COLOUR_WEIGHTS = np.array((0.3, 1.0, 1.0), np.float32)  # L counts less: the light varies
 CHANGE = 60.0           # mean weighted squared Lab change from the empty board of a checker
+OFF_GRID = 0.12         # a checker this far (D) between the row's slots lies on top of the row
 FACE_SPREAD = 10.0      # lightness spread over a checker's face beyond which it is not one
 FAINT = 300.0           # a change below which a checker's rings must show clearly
 STRONG = 600.0          # a change only checkers (or a hand) make
@@ -269,7 +270,9 @@ class CheckerField:
             return PointRead(n, None, 0, (0, 0), 0.5)
         whole = [a for a, dd in row if not dd.partial]
         confidence = 0.9 if not mixed else 0.3
-        if row[-1][0] < ROW - 0.7:
+        seen = [a for a, _ in row]
+        crowded = len(seen) > ROW or (len(seen) > 2 and float(np.median(np.diff(seen))) < 0.85)
+        if row[-1][0] < min(ROW, self.model.point_length) - 0.7 and not crowded:
             # a short row: no pile (a pile starts with a full row); count the slots filled
             if not whole:
                 return PointRead(n, None, 0, (0, 0), 0.3)
@@ -279,10 +282,13 @@ class CheckerField:
             return PointRead(n, colour, count, (count, count), confidence)
         # a full row: five in a row, or a pile (more checkers overlapping the row, or on it)
         spacing = np.diff(whole) if len(whole) > 1 else np.array([1.0])
-        off_grid = any(abs(a - 0.5 - round(a - 0.5)) > 0.2 for a in whole)
+        off_grid = any(abs(a - 0.5 - round(a - 0.5)) > OFF_GRID for a in whole)
         partial = any(dd.partial for _, dd in row)
         if len(whole) > ROW or row[-1][0] > ROW + 0.1 or spacing.min() < 0.85 or off_grid or partial:
-            low = max(ROW + 1, len(whole)) if len(whole) > ROW or row[-1][0] > ROW + 0.1 else ROW
+            # at least the checkers seen; a row squeezed to the tip holds as many as fit
+            squeezed = int(round(1 + (whole[-1] - whole[0]) / float(np.median(spacing)))) if len(whole) > 2 else 0
+            low = max(ROW + 1, len(whole), squeezed) if len(whole) > ROW or row[-1][0] > ROW + 0.1 or \
+                np.median(spacing) < 0.85 else ROW
             return PointRead(n, colour, low, (low, self.checkers), 0.5 * confidence)
         return PointRead(n, colour, ROW, (ROW, ROW), confidence)
 
