@@ -31,7 +31,7 @@ from engine.position import Position
 from vision.board_fit import BoardPose, Lens
 from vision.board_model import ROW, BoardModel
 from vision.circles import checker_circles
-from vision.empty_board import empty_board
+from vision.empty_board import empty_board, occupied
 from vision.outline import locate_fields
 
 FORMAT = 2
@@ -71,6 +71,8 @@ class Calibration:
 
     ``corners`` are the field's corners (top-left, top-right, bottom-right, bottom-left
     of the canonical view) in the ideal image the ``lens`` straightens the frame into.
+    ``rebuilt`` marks where the empty board had to be rebuilt (checkers hid it in the
+    calibration frame): there it is less sure.
     """
 
     corners: np.ndarray
@@ -79,6 +81,7 @@ class Calibration:
     white: CheckerLook
     black: CheckerLook
     empty: np.ndarray                   # canonical view of the empty board (BGR, model.ppd)
+    rebuilt: np.ndarray | None = field(default=None, compare=False, repr=False)
     _maps: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -138,7 +141,8 @@ class Calibration:
     def to_json(self) -> dict:
         return {"format": FORMAT, "corners": self.corners.tolist(), "lens_k": self.lens.k,
                 "frame_size": list(self.lens.size), "model": self.model.to_json(),
-                "white": self.white.to_json(), "black": self.black.to_json(), "empty_png": _png(self.empty)}
+                "white": self.white.to_json(), "black": self.black.to_json(), "empty_png": _png(self.empty),
+                "rebuilt_png": None if self.rebuilt is None else _png(self.rebuilt.astype(np.uint8) * 255)}
 
     @classmethod
     def from_json(cls, data: dict) -> Calibration:
@@ -150,8 +154,14 @@ class Calibration:
             if empty.shape[:2] != model.size[::-1]:
                 raise CalibrationError("calibration's empty-board image does not fit its board")
             size = tuple(int(v) for v in data["frame_size"])
+            rebuilt = None
+            if data.get("rebuilt_png"):
+                rebuilt = _unpng(data["rebuilt_png"])[..., 0] > 127
+                if rebuilt.shape != empty.shape[:2]:
+                    raise CalibrationError("calibration's rebuilt-board mask does not fit its board")
             return cls(np.array(data["corners"], np.float64).reshape(4, 2), Lens(float(data["lens_k"]), size),
-                       model, CheckerLook.from_json(data["white"]), CheckerLook.from_json(data["black"]), empty)
+                       model, CheckerLook.from_json(data["white"]), CheckerLook.from_json(data["black"]), empty,
+                       rebuilt)
         except (KeyError, TypeError, ValueError) as err:
             if isinstance(err, CalibrationError):
                 raise
@@ -481,21 +491,24 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
     fits = locate_fields(frame)
     if not fits:
         raise CalibrationError("no backgammon board found in the frame")
+    # the best fitted field (they come best first) that shows the position
     best = None
     for fit in fits:
         pose, score = orient(frame, fit.pose, position, white)
-        if best is None or score > best[0]:
-            best = (score, pose)
-    score, pose = best
-    if score < FIT_LEVEL:
-        raise CalibrationError(f"the frame does not show the expected position on a board (fit {score:.2f})")
+        if score >= FIT_LEVEL:
+            break
+        if best is None or score > best:
+            best = score
+    else:
+        raise CalibrationError(f"the frame does not show the expected position on a board (fit {best:.2f})")
     d_x, d_y = measure_checkers(frame, pose, position)
     model = model_from_shape(pose, d_x, d_y)
     model = replace(model, margin=MARGIN, **measure_case(frame, pose, model))
     canonical = canonical_view(frame, pose, model)
     white_look, black_look = learn_checkers(canonical, model, position)
+    hidden = occupied(model, position)
     empty = empty_board(canonical, model, position)
-    return Calibration(pose.corners, pose.lens, model, white_look, black_look, empty)
+    return Calibration(pose.corners, pose.lens, model, white_look, black_look, empty, hidden)
 
 
 def _check_frame(frame: np.ndarray) -> None:

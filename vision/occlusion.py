@@ -25,6 +25,7 @@ from vision.calibration import Calibration
 
 LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)
 CHANGE = 600.0            # squared Lab difference (weighted) that counts as changed
+REBUILT = 2.5             # ... times this where the empty board was rebuilt
 HAND_AREA = 3.0           # square diameters of unexplained change that make a hand on their own
 PART_AREA = 0.8           # ... that make a hand with an arm's outline or at the case's edge
 OUTLINE = 8.0             # diameters of new edges round such a region that are an arm's outline
@@ -91,6 +92,10 @@ class Coverage:
         band |= cv2.dilate(self.bar_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         self._static = band
         self._open = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(0.3 * s) | 1, int(0.3 * s) | 1))
+        # where the empty board was rebuilt it is less sure: a larger change is needed
+        self._change = np.full((h, w), CHANGE, np.float32)
+        if calibration.rebuilt is not None:
+            self._change[calibration.rebuilt] = CHANGE * REBUILT
         self._near = np.ones((5, 5), np.uint8)
         self._empty_edges = cv2.dilate(self._gradient(self.empty), np.ones((5, 5), np.uint8))
         band = int(round(0.3 * s))
@@ -120,7 +125,7 @@ class Coverage:
         """What covers the board in a frame whose checkers account for ``explained``."""
         diff = lab - self.empty
         change = (diff * diff) @ LAB_WEIGHTS
-        changed = (cv2.blur(change, (3, 3)) > CHANGE).astype(np.uint8)
+        changed = (cv2.blur(change, (3, 3)) > self._change).astype(np.uint8)
         changed[explained] = 0
         # lines a pixel or two wide (the board's edges a shade off) are no hand
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._open)
@@ -159,7 +164,8 @@ class Coverage:
 
     def _new_edges(self, lab: np.ndarray) -> np.ndarray:
         """Strong colour edges the empty board has nowhere near."""
-        return (self._gradient(lab) > EDGE) & (self._gradient(lab) > 2.0 * self._empty_edges)
+        gradient = self._gradient(lab)
+        return (gradient > EDGE) & (gradient > 2.0 * self._empty_edges)
 
     @staticmethod
     def _gradient(lab: np.ndarray) -> np.ndarray:
