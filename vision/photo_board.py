@@ -170,22 +170,27 @@ def field_score(edges: EdgeImage, fit: FieldFit, discs: np.ndarray | None = None
 
 def _checkers_on_points(fit: FieldFit, discs: np.ndarray, radius: float | None) -> float:
     """How well checkers sit where a field puts its points' slots: the share of the discs
-    inside the field that lie on a point's centre line, and (the radius known) how near
-    those lie to a whole number of diameters and a half from their base."""
+    inside the field that lie on a point's centre line and, the radius known, how near
+    those lie to a whole number of diameters and a half from their base, the first of each
+    point half a diameter from it (checkers are stacked from the base)."""
     f = fit.to_field(discs)
     inside = (f[:, 0] > 0) & (f[:, 0] < 1) & (f[:, 1] > 0) & (f[:, 1] < 1)
     if not inside.any():
         return 0.0
     weight = min(1.0, inside.sum() / 6)
-    d = np.abs(f[inside, 0][:, None] - fit.column_centres()[None, :]).min(axis=1) / fit.point_width
-    on_line = d < 0.25
+    offset = np.abs(f[inside, 0][:, None] - fit.column_centres()[None, :])
+    column = offset.argmin(axis=1)
+    on_line = offset.min(axis=1) / fit.point_width < 0.25
     score = float(np.mean(on_line))
     if radius and on_line.any():
-        pts = discs[inside][on_line]
         uv = f[inside][on_line]
-        bases = fit.to_image(np.stack([uv[:, 0], np.round(uv[:, 1])], axis=1))
-        along = np.linalg.norm(pts - bases, axis=1) / (2 * radius)
+        row = np.round(uv[:, 1])
+        bases = fit.to_image(np.stack([uv[:, 0], row], axis=1))
+        along = np.linalg.norm(discs[inside][on_line] - bases, axis=1) / (2 * radius)
         score += 0.5 * float(np.mean(np.cos(2 * np.pi * (along - 0.5))))
+        point = column[on_line] * 2 + row.astype(int)
+        first = np.array([along[point == p].min() for p in np.unique(point)])
+        score += 0.5 * float(np.mean(np.exp(-0.5 * ((first - 0.5) / 0.25) ** 2)))
     return score * weight
 
 
