@@ -26,6 +26,8 @@ from vision.calibration import Calibration
 LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)
 CHANGE = 600.0            # squared Lab difference (weighted) that counts as changed
 REBUILT = 2.5             # ... times this where the empty board was rebuilt
+STILL = 0.45              # ... times this on the rim and the table round the case
+ARM_AREA = 0.3            # square diameters of change on the table that may be an arm
 HAND_AREA = 3.0           # square diameters of unexplained change that make a hand on their own
 PART_AREA = 0.8           # ... that make a hand with an arm's outline or at the case's edge
 OUTLINE = 8.0             # diameters of new edges round such a region that are an arm's outline
@@ -93,10 +95,14 @@ class Coverage:
         self._static = band
         self._open = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(0.3 * s) | 1, int(0.3 * s) | 1))
         # where the empty board was rebuilt it is less sure: a larger change is needed
+        # the table round the case and the rim hold still and show an arm faintly
         self._change = np.full((h, w), CHANGE, np.float32)
+        self._change[self.surround | self.rim] = CHANGE * STILL
         if calibration.rebuilt is not None:
             self._change[calibration.rebuilt] = CHANGE * REBUILT
         self._near = np.ones((5, 5), np.uint8)
+        reach = int(round((max(m.rim_x, m.rim_y) + 0.7) * s)) | 1
+        self._across = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
         self._empty_edges = cv2.dilate(self._gradient(self.empty), np.ones((5, 5), np.uint8))
         band = int(round(0.3 * s))
         inner = np.zeros((h, w), np.uint8)
@@ -127,12 +133,18 @@ class Coverage:
         change = (diff * diff) @ LAB_WEIGHTS
         changed = (cv2.blur(change, (3, 3)) > self._change).astype(np.uint8)
         changed[explained] = 0
-        # lines a pixel or two wide (the board's edges a shade off) are no hand
+        # lines a pixel or two wide (the board's edges a shade off) are no hand; an arm
+        # fainter where it crosses the rim still joins its hand
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._open)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, self._disc)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         hand_mask = np.zeros(changed.shape, bool)
         hand = False
         edges = None
+        # what changed on the table round the case, reaching toward the case: an arm
+        # there joins what changed inside across a rim it hardly changes
+        table = np.isin(labels, [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] / self.unit >= ARM_AREA])
+        arm = cv2.dilate((table & self.surround).astype(np.uint8), self._across).astype(bool)
         for i in range(1, count):
             area = stats[i, cv2.CC_STAT_AREA] / self.unit
             if area < RIM_AREA:
@@ -141,7 +153,8 @@ class Coverage:
             inside = float(region[self.case].sum()) / self.unit
             on_rim = float(region[self.rim].sum()) / self.unit
             outside = area - inside
-            reaching = outside >= REACH_AREA and inside >= RIM_AREA
+            reaching = (outside >= REACH_AREA and inside >= RIM_AREA) or \
+                (inside >= PART_AREA * 0.6 and bool((region & self.case & arm).any()))
             if not (inside >= HAND_AREA or on_rim >= RIM_AREA or reaching):
                 if inside < PART_AREA:
                     continue
