@@ -19,6 +19,7 @@ import numpy as np
 
 DIRECTIONS = 32             # directions sampled round a disc's outline
 RADIAL = 0.92               # a radial edge's gradient lies within ~23 degrees of the radius
+MIN_DISCS = 4               # round outlines at one radius that make it the checkers' radius
 SPREAD = (0.88, 1.0, 1.12)  # radii (times the checkers' radius) an outline may lie at
 EDGE_PERCENTILE = 60        # gradients weaker than this share of the image are not edges
 FAINT_PERCENTILE = 35       # ... when looking for the faint rest of an outline already found
@@ -144,17 +145,19 @@ def checker_radius(image: np.ndarray, smallest: float | None = None, largest: fl
     """The checkers' radius in pixels: the radius at which round outlines explain most of
     the image (the sum over strong disc candidates of their support times their area),
     searched on a half-size image between ``smallest`` and ``largest`` (default: 1/80 and
-    1/8 of the image's shorter side). None when nothing round stands out."""
+    1/8 of the image's shorter side). A board shows many checkers: a radius at which
+    fewer than ``MIN_DISCS`` stand out (a cup, a clock face) is taken only when no other
+    explains anything. None when nothing round stands out."""
     short = min(image.shape[:2])
     smallest = smallest or max(short / 80, 5.0)
     largest = largest or short / 8
     half = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     edges = radial_edges(half, 1.0)
-    best, best_r = 0.0, None
+    best, best_r = (False, 0.0), None
     for r in np.geomspace(smallest / 2, largest / 2, 26):
         peaks = _peaks(disc_support(edges, r), r, 0.6, 1.2)
-        value = sum(s - 0.6 for _, _, s in peaks) * r * r
-        if value > best:
+        value = (len(peaks) >= MIN_DISCS, sum(s - 0.6 for _, _, s in peaks) * r * r)
+        if value[1] > 0 and value > best:
             best, best_r = value, 2 * float(r)
     return best_r
 
