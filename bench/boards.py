@@ -1,6 +1,6 @@
 """Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
 
-Usage: python bench/boards.py [--verbose] [--renders 56] [--first-seed 200000]
+Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--first-seed 200000]
 
 Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
 point is labelled, so what is scored is what the labels allow: the number of checkers of
@@ -13,7 +13,9 @@ Rendered boards (hardware/sim/renderer.py, clean conditions, every style and hom
 positions reached by random legal play from seeds never used while tuning): the whole
 position read right (White and home given), per point, and with ``white``/``home`` left
 to be chosen on the layouts where the home board is on White's right (the only ones the
-choice can find: a mirrored board looks the same).
+choice can find: a mirrored board looks the same). Then rendered boards under random
+camera poses, light, sensor noise and table clutter (``--difficulty``), White and the
+frame's home corner given.
 """
 
 from __future__ import annotations
@@ -143,10 +145,35 @@ def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
     return stats
 
 
+def home_in_frame(truth) -> str:
+    """The frame's corner nearest White's home board (points 1-3) as the camera shows it."""
+    centre = np.mean([np.mean(p, axis=0) for p in truth.point_polygons.values()], axis=0)
+    home = np.mean([np.mean(truth.point_polygons[n], axis=0) for n in (1, 2, 3)], axis=0) - centre
+    return ("bottom" if home[1] > 0 else "top") + "-" + ("right" if home[0] > 0 else "left")
+
+
+def hard_rows(count: int, first_seed: int, difficulty: float) -> dict:
+    """Rendered boards under random camera, light and sensor conditions and table clutter."""
+    stats = {"frames": 0, "right": 0, "points right": 0}
+    for seed in range(first_seed, first_seed + count):
+        rng = np.random.default_rng(seed)
+        position = random_position(rng)
+        image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
+                              style=list(STYLES)[seed % len(STYLES)], size=(960, 540), difficulty=difficulty)
+        read = import_photo(image, white="light", home=home_in_frame(truth))
+        points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
+        stats["frames"] += 1
+        stats["right"] += read.position == position
+        stats["points right"] += sum(a == b for a, b in zip(points, position.points()))
+    return stats
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--renders", type=int, default=56)
+    ap.add_argument("--hard", type=int, default=28, help="rendered frames under random conditions")
+    ap.add_argument("--difficulty", type=float, default=0.5)
     ap.add_argument("--first-seed", type=int, default=200000)
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -165,6 +192,11 @@ def main() -> int:
               f"per point {s['points right'] / (24 * n):.1%}, "
               f"with the orientation chosen from the position {s['chosen right'] / max(s['usual'], 1):.1%} "
               f"(of {s['usual']} frames whose home board is on White's right)")
+    if args.hard:
+        s = hard_rows(args.hard, args.first_seed + 50000, args.difficulty)
+        n = max(s["frames"], 1)
+        print(f"renders at difficulty {args.difficulty} (tilt, any turn, lens, light, noise, clutter; no hands): "
+              f"{s['frames']} frames, position right {s['right'] / n:.1%}, per point {s['points right'] / (24 * n):.1%}")
     return 0
 
 
