@@ -51,10 +51,15 @@ def test_a_replayed_match_is_recorded_exactly(shared_data, tmp_path, name):
 
 
 def test_injected_mistakes_are_all_caught_and_corrected(shared_data, tmp_path):
-    result = run(shared_data, SHORT, tmp_path, seed=5, mistakes=0.6)
+    result = run(shared_data, SHORT, tmp_path, seed=7, mistakes=0.6, journal_dir=tmp_path)
     assert result.tally.injected >= 2
     assert result.tally.caught == result.tally.injected and result.tally.missed == 0
     assert result.tally.false_alarms == 0 and result.same_match, result.differences
+    # illegal plays the opponent accepted, then both took back with UNDO, are in the journal
+    # but not in the recorded match
+    events = (tmp_path / "replay.journal").read_text()
+    assert result.tally.accepted >= 1
+    assert events.count('"accepted"') == events.count('"undo"') == result.tally.accepted
 
 
 SCRIPT = textwrap.dedent("""

@@ -37,7 +37,7 @@ def run(args) -> int:
                     size=(width, height), difficulty=args.difficulty, style=args.style)
     t = result.tally
     print(f"{t.turns} turns, {result.frames} frames in {result.seconds:.1f} s; mistakes injected {t.injected}, "
-          f"caught {t.caught}, missed {t.missed}; false alarms {t.false_alarms}")
+          f"caught {t.caught} ({t.accepted} accepted, then taken back), missed {t.missed}; false alarms {t.false_alarms}")
     if result.same_match:
         print(f"{args.out} records the same match")
     else:

@@ -6,8 +6,10 @@ move the checkers with their hands, pick up the dice, turn and pass the cube,
 and press the table's buttons (reading the display to find a MENU entry). They
 watch the referee's lights and display, and with ``mistakes`` > 0 they sometimes
 play an illegal move, throw a cocked die or roll before the opponent has
-finished, and put things right when told. They never tell the referee what
-they meant: the referee sees only frames and button presses.
+finished, and put things right when told; now and then the opponent accepts an
+illegal play instead, and then both take it back with UNDO and the player plays
+the roll again as recorded. They never tell the referee what they meant: the
+referee sees only frames and button presses.
 """
 
 from __future__ import annotations
@@ -28,12 +30,22 @@ from firmware_bridge.events import ButtonPress
 from hardware.sim.render_sequence import Frame, TableCamera
 
 
+ACCEPTED = 0.3   # share of caught illegal plays the opponent accepts (and both then take back)
+
+
+def opening_dice(winner: Side, dice) -> tuple[int, int]:
+    """The opening roll as (White's die, Black's die): the winner of it threw the higher."""
+    high, low = max(dice), min(dice)
+    return (high, low) if winner == WHITE else (low, high)
+
+
 @dataclass
 class Tally:
     """What the players did wrong on purpose, and what the referee said about it."""
 
     injected: int = 0
     caught: int = 0
+    accepted: int = 0     # caught illegal plays the opponent accepted (then both took back)
     missed: int = 0
     false_alarms: int = 0
     turns: int = 0
@@ -156,8 +168,7 @@ class SimPlayers:
             if turn.action is Action.ROLL:
                 self.tally.turns += 1
                 if opening:
-                    high, low = max(turn.dice), min(turn.dice)
-                    white_die, black_die = (high, low) if turn.side == WHITE else (low, high)
+                    white_die, black_die = opening_dice(turn.side, turn.dice)
                     yield from self._throw("white", [white_die])
                     yield from self._throw("black", [black_die])
                     halves = ("white", "black")
@@ -218,7 +229,12 @@ class SimPlayers:
             yield from self._pick_up(name, halves)
             yield from self._wait_for(lambda: self.illegal_lit)
             self._count(self.illegal_lit)
+            taken_back = self.illegal_lit and self.rng.random() < ACCEPTED
+            if taken_back:
+                yield from self._accept_and_take_back(side, dice, halves)
             yield from self._arrange(wrong, after, name)
+            if taken_back:
+                yield from self._pick_up(name, halves)
             yield from self._wait_for(lambda: not self.illegal_lit)
             self._expect_illegal = False
             return
@@ -235,6 +251,23 @@ class SimPlayers:
         yield from self._pick_up(name, halves)
         if self.illegal_lit:
             yield from self._press("accept")  # a false alarm: the opponent accepts the play as it stands
+
+    def _accept_and_take_back(self, side: Side, dice, halves) -> Iterator[Frame | ButtonPress]:
+        """The opponent accepts the illegal play; then the player asks to take it back (UNDO),
+        the opponent agrees (ACCEPT), and the player puts the dice back to play the roll again."""
+        self.tally.accepted += 1
+        yield from self._press("accept")
+        yield from self._wait_for(lambda: not self.illegal_lit)
+        yield from self._press("undo")
+        yield from self._press("accept")
+        yield from self._wait_for(lambda: "taken back" in " ".join(self.display))
+        if "taken back" not in " ".join(self.display):
+            raise RuntimeError(f"the accepted play was not taken back (display: {self.display})")
+        if len(halves) == 2:
+            self.camera.roll(opening_dice(side, dice), half=("white", "black"))
+        else:
+            self.camera.roll(dice, half=halves[0])
+        yield from self._shoot()
 
     def _wrong_play(self, side: Side, before: Position, dice) -> Position | None:
         """A position reachable with other dice that the roll does not allow."""
