@@ -23,6 +23,7 @@ checker or leans on something.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 import cv2
@@ -138,11 +139,27 @@ def edge_angle(patch: np.ndarray, die_px: float) -> float:
     gray = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), sigma)
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1)
-    n = patch.shape[0]
-    yy, xx = np.mgrid[:n, :n].astype(np.float32) - (n - 1) / 2
-    ring = np.exp(-((np.sqrt(xx * xx + yy * yy) - 0.55 * die_px) ** 2) / (2 * (0.2 * die_px) ** 2))
-    z = ((gx * gx + gy * gy) * ring * np.exp(4j * np.arctan2(gy, gx))).sum()
+    # each gradient's strength times its direction taken four times: (gx + i gy)^4 / |g|^2
+    square_re, square_im = gx * gx - gy * gy, 2 * gx * gy
+    strength = np.maximum(gx * gx + gy * gy, 1e-6)
+    ring = _ring(patch.shape[0], float(die_px))
+    z = complex(float(((square_re * square_re - square_im * square_im) / strength * ring).sum()),
+                float((2 * square_re * square_im / strength * ring).sum()))
     return float(np.angle(z) / 4)
+
+
+@lru_cache(maxsize=8)
+def _ring(n: int, die_px: float) -> np.ndarray:
+    """Weights on the ring of an ``n`` patch where the edges of a die ``die_px`` wide lie."""
+    yy, xx = _grid(n)
+    return np.exp(-((np.sqrt(xx * xx + yy * yy) - 0.55 * die_px) ** 2) / (2 * (0.2 * die_px) ** 2)).astype(np.float32)
+
+
+@lru_cache(maxsize=8)
+def _grid(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel offsets (y, x) from the middle of an ``n`` x ``n`` patch."""
+    yy, xx = np.mgrid[:n, :n].astype(np.float32) - (n - 1) / 2
+    return yy, xx
 
 
 def pip_angles(lab: np.ndarray, die_px: float) -> list[float]:
@@ -153,8 +170,7 @@ def pip_angles(lab: np.ndarray, die_px: float) -> list[float]:
     that) apart along a diagonal, taking the die's size for the spacing."""
     sigma = max(0.055 * die_px, 0.7)
     dog = cv2.GaussianBlur(lab, (0, 0), sigma) - cv2.GaussianBlur(lab, (0, 0), 2.5 * sigma)
-    n = lab.shape[0]
-    yy, xx = np.mgrid[:n, :n].astype(np.float32) - (n - 1) / 2
+    yy, xx = _grid(lab.shape[0])
     inner = xx * xx + yy * yy <= (0.5 * die_px) ** 2
     # pips all depart from the face the same way: keep the spots on the side of the strongest
     magnitude = np.where(inner, (dog * dog).sum(axis=2), 0)
@@ -228,41 +244,37 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
         if best is not None and best[0][0][~_LONE].max() >= SURE_FIT:    # a lone pip proves no turn
             break
         upright = cv2.getRotationMatrix2D(centre, float(np.rad2deg(turn)), 1.0)
-        fits = _fit_upright(cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR,
-                                           borderMode=cv2.BORDER_REPLICATE), die_px, search, faces, lone,
-                            ratios=ratios)
+        up = _Upright(cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+        fits = _fit_upright(up, die_px, search, faces, lone, ratios=ratios)
         if best is None or fits[0].max() > best[0][0].max():
-            best = (fits, turn, upright)
+            best = (fits, turn, upright, up)
     if lean is None or (lean and min_fit > best[0][0].max() >= 0.5 * min_fit):   # a foreshortened top
-        fits, turn, upright = best
-        lab_upright = cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        fits, turn, upright, up = best
         for squash in ((1.0, LEAN), (LEAN, 1.0)):
-            leaning = _fit_upright(lab_upright, die_px, search, faces, lone, squash, ratios)
+            leaning = _fit_upright(up, die_px, search, faces, lone, squash, ratios)
             if leaning[0].max() > best[0][0].max():
-                best = (leaning, turn, upright)
-    (fit_by_pattern, at_by_pattern), turn, upright = best
+                best = (leaning, turn, upright, up)
+    (fit_by_pattern, at_by_pattern), turn, upright, up = best
     p = int(np.argmax(fit_by_pattern))
     fit = float(fit_by_pattern[p])
     value = int(_VALUE[p])
     if fit < min_fit or at_by_pattern[p] is None:
         return None
     rival = max(float(f) for f, v in zip(fit_by_pattern, _VALUE) if v != value)
-    place, spacing, contrast, side = at_by_pattern[p]
-    lab_upright = cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    if blob and _fit_one(lab_upright, place, side, spacing, _ON[p], blob) >= _fit_one(
-            lab_upright, place, side, spacing, _ON[p], 1.0):
+    place, spacing, contrast, side, _ = at_by_pattern[p]
+    if blob and _fit_one(up, place, side, spacing, _ON[p], blob) >= _fit_one(up, place, side, spacing, _ON[p], 1.0):
         return None
     cx, cy = cv2.invertAffineTransform(upright) @ np.array([place[0], place[1], 1.0])
-    sx, sy = _squash(lab_upright, place, side, spacing, _ON[p])
+    sx, sy = _squash(up, place, side, spacing, _ON[p])
     return FaceRead(value, float(np.clip((fit - rival) / fit * 2.0, 0.0, 1.0)), (float(cx), float(cy)), turn,
                     (spacing * sx, spacing * sy), fit, contrast)
 
 
-def _fit_one(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray, scale: float = 1.0,
+def _fit_one(up: _Upright, place, side: float, spacing: float, on: np.ndarray, scale: float = 1.0,
              squash: tuple[float, float] = (1.0, 1.0)) -> float:
     """The fit (see ``read_face``) of one upright hypothesis, with pips ``scale`` times
     their usual size and the face ``squash``-ed along x and y (a leaning face)."""
-    n = lab.shape[0]
+    lab, n = up.lab, up.n
     hx, hy = 0.46 * side * squash[0], 0.46 * side * squash[1]
     x0, x1 = int(np.clip(round(place[0] - hx), 0, n)), int(np.clip(round(place[0] + hx) + 1, 0, n))
     y0, y1 = int(np.clip(round(place[1] - hy), 0, n)), int(np.clip(round(place[1] + hy) + 1, 0, n))
@@ -270,7 +282,7 @@ def _fit_one(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray
     if len(window) < 4:
         return 0.0
     pip_r = PIP * spacing * scale
-    discs = cv2.blur(lab, (max(int(round(1.7 * pip_r)), 1),) * 2)
+    discs = up.discs(max(int(round(1.7 * pip_r)), 1))
     pts = (np.float32(place) + _SITES[on] * np.float32(squash) * spacing).astype(np.float32)
     pips = cv2.remap(discs, pts[None, :, 0], pts[None, :, 1], cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE)[0].mean(axis=0)
@@ -280,7 +292,7 @@ def _fit_one(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray
     return float(share * (1 - share) * (step @ step) / max(window.var(axis=0).sum(), 1e-3))
 
 
-def _squash(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray) -> tuple[float, float]:
+def _squash(up: _Upright, place, side: float, spacing: float, on: np.ndarray) -> tuple[float, float]:
     """The face's extent along x and y over its side, as its pips fit best (1, 1 for a face
     seen square on; a leaning face is shorter one way). Faces of one pip say nothing."""
     if on.sum() < 2:
@@ -288,32 +300,63 @@ def _squash(lab: np.ndarray, place, side: float, spacing: float, on: np.ndarray)
     best = (-1.0, (1.0, 1.0))
     for f in (0.76, 0.84, 0.92, 1.0):
         for squash in ((1.0, f), (f, 1.0)):
-            fit = _fit_one(lab, place, side, spacing, on, 1.0, squash)
+            fit = _fit_one(up, place, side, spacing, on, 1.0, squash)
             if fit > best[0] + 1e-6:
                 best = (fit, squash)
     return best[1]
 
 
-def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[float, ...], lone: float,
+class _Upright:
+    """An upright Lab patch with what every face hypothesis on it needs: its integral
+    images (window means and colour covariances) and its blurs at each pip size."""
+
+    def __init__(self, lab: np.ndarray) -> None:
+        self.lab = lab
+        self.n = lab.shape[0]
+        self.sums = cv2.integral(lab)                     # (n+1, n+1, 3)
+        self.products = cv2.integral(np.concatenate([lab * lab, lab[..., [0, 0, 1]] * lab[..., [1, 2, 2]]], axis=2))
+        self._discs: dict[int, np.ndarray] = {}
+
+    def discs(self, k: int) -> np.ndarray:
+        """The patch averaged over ``k`` x ``k`` squares (a pip's mean colour at each pixel)."""
+        if k not in self._discs:
+            self._discs[k] = cv2.blur(self.lab, (k, k))
+        return self._discs[k]
+
+
+_ON_ONLY = np.where(_ON.T, 0.0, np.inf).astype(np.float32)[:, None]      # (9,1,P): +inf off a pattern's sites
+_OFF_ONLY = np.where(_ON.T, -np.inf, 0.0).astype(np.float32)[:, None]    # (9,1,P): -inf on a pattern's sites
+_COUNTS = _ON.sum(axis=1).astype(np.float32)
+_AVERAGE_T = np.ascontiguousarray((_ON / _COUNTS[:, None]).T.astype(np.float32))   # (9,P)
+_PROBES = np.concatenate([_SITES, _GAPS]).astype(np.float32)                     # sites then gaps
+
+
+def _fit_upright(lab: np.ndarray | _Upright, die_px: float, search: float, faces: tuple[float, ...], lone: float,
                  squash: tuple[float, float] = (1.0, 1.0), ratios: tuple[float, ...] = PHOTO_RATIOS):
     """Best fit per pattern of an upright face (see ``read_face``) and where it was:
-    (fits, [(place, spacing, contrast, face side) or None])."""
-    n = lab.shape[0]
-    centre = ((n - 1) / 2, (n - 1) / 2)
-    sums = cv2.integral(lab)                     # (n+1, n+1, 3)
-    products = cv2.integral(np.concatenate([lab * lab, lab[..., [0, 0, 1]] * lab[..., [1, 2, 2]]], axis=2))
-    r = search * die_px
-    offsets = np.arange(-r, r + 1e-6, max(1.0, die_px * STEP))
-    tx, ty = np.meshgrid(offsets, offsets)
-    places = np.stack([tx.ravel(), ty.ravel()], axis=1).astype(np.float32) + np.float32(centre)
+    (fits, [(place, spacing, contrast, face side, lattice point) or None]); face centres
+    lie on a lattice ``STEP`` die widths fine, up to ``search`` die widths from the middle."""
+    up = lab if isinstance(lab, _Upright) else _Upright(lab)
+    step = max(1.0, die_px * STEP)
+    reach = int(search * die_px / step + 1e-6)
+    tx, ty = np.meshgrid(np.arange(-reach, reach + 1), np.arange(-reach, reach + 1))
+    return _fit_places(up, np.stack([tx.ravel(), ty.ravel()], axis=1), step, die_px, faces, lone, squash, ratios, 1.0)
+
+
+def _fit_places(up: _Upright, lattice: np.ndarray, step: float, die_px: float, faces: tuple[float, ...],
+                lone: float, squash: tuple[float, float], ratios: tuple[float, ...], relax: float):
+    """Best fit per pattern over the face centres at ``lattice`` (K x 2 integer steps of
+    ``step`` pixels from the patch centre), the pip tests loosened by ``relax`` (1: as
+    ``read_face`` says): (fits, [(place, spacing, contrast, face side, lattice point) or None])."""
+    n = up.n
+    places = (lattice * step).astype(np.float32) + np.float32((n - 1) / 2)
     # a face far from where the die was found is less likely (a pip at a corner of a face
     # can look like a one on its own)
-    off_centre = OFF_CENTRE * ((tx.ravel() ** 2 + ty.ravel() ** 2) / die_px ** 2).astype(np.float32)
-    weight = np.where(_LONE, lone, 1.0).astype(np.float32)
+    off_centre = OFF_CENTRE * ((lattice ** 2).sum(axis=1) * (step / die_px) ** 2).astype(np.float32)
+    penalty = off_centre[:, None] * np.where(_LONE, lone, 1.0).astype(np.float32)[None]      # (K,P)
     best_fit = np.zeros(len(PATTERNS))
     best_at: list = [None] * len(PATTERNS)
-    counts = _ON.sum(axis=1).astype(np.float32)                                      # (P,)
-    average = _ON / counts[:, None]                                                  # (P,9)
+    sums, products = up.sums, up.products
     for face in faces:
         side = face * die_px
         hx, hy = 0.46 * side * squash[0], 0.46 * side * squash[1]
@@ -322,42 +365,44 @@ def _fit_upright(lab: np.ndarray, die_px: float, search: float, faces: tuple[flo
         y0 = np.clip(np.round(places[:, 1] - hy).astype(int), 0, n)
         y1 = np.clip(np.round(places[:, 1] + hy).astype(int) + 1, 0, n)
         area = np.maximum((x1 - x0) * (y1 - y0), 1).astype(np.float32)
-        total = sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
-        moments = (products[y1, x1] - products[y0, x1] - products[y1, x0] + products[y0, x0]) / area[:, None]
-        mean = total / area[:, None]
-        # the window's colour covariance (K,3,3): LL aa bb La Lb ab
-        cov = np.empty((len(places), 3, 3), np.float32)
-        for c, (i, j) in enumerate(((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))):
-            cov[:, i, j] = cov[:, j, i] = moments[:, c] - mean[:, i] * mean[:, j]
+        mean = ((sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]) / area[:, None]).T[:, :, None]  # (3,K,1)
+        moments = ((products[y1, x1] - products[y0, x1] - products[y1, x0] + products[y0, x0])
+                   / area[:, None]).T                                                   # (6,K)
+        mean, moments = mean.astype(np.float32), moments.astype(np.float32)
+        # the window's colour covariance: LL aa bb La Lb ab, each (K,1)
+        cov = [(moments[c] - mean[i, :, 0] * mean[j, :, 0])[:, None]
+               for c, (i, j) in enumerate(((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)))]
         for ratio in ratios:
             spacing = ratio * side
             pip_r = PIP * spacing
-            k = max(int(round(1.7 * pip_r)), 1)
-            discs = cv2.blur(lab, (k, k))
-            grid = places[:, None, :] + np.concatenate([_SITES, _GAPS])[None] * np.float32(squash) * spacing
+            discs = up.discs(max(int(round(1.7 * pip_r)), 1))
+            grid = places[:, None, :] + _PROBES[None] * np.float32(squash) * np.float32(spacing)
             sampled = cv2.remap(discs, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE)                    # (K,9+4,3)
-            at, gaps = sampled[:, :9], sampled[:, 9:]
-            share = np.clip(counts[None] * (np.pi * pip_r * pip_r) / area[:, None], 1e-3, 0.9)   # (K,P)
-            pips = np.matmul(average, at)                                           # (K,P,3) pip colour
-            step = (pips - mean[:, None, :]) / (1 - share)[..., None]               # pip - face colour
-            contrast2 = (step * step).sum(axis=2)
+                                borderMode=cv2.BORDER_REPLICATE).transpose(2, 0, 1)   # (3,K,9+4)
+            at = sampled[:, :, :9]
+            share = np.clip(_COUNTS[None] * np.float32(np.pi * pip_r * pip_r) / area[:, None], 1e-3, 0.9)   # (K,P)
+            pips = (at.reshape(-1, 9) @ _AVERAGE_T).reshape(3, len(places), -1)        # (3,K,P) pip colour
+            step = (pips - mean) / (1 - share)[None]                                   # pip - face colour
+            s0, s1, s2 = step
+            contrast2 = s0 * s0 + s1 * s1 + s2 * s2
+            inverse = 1.0 / np.maximum(contrast2, 1e-3)
             # share of the window's colour variance along the pips' colour that a
             # face-and-pips template explains (blotches of other colours do not count)
-            along = (np.matmul(step, cov) * step).sum(axis=2) / np.maximum(contrast2, 1e-3)
-            fit = share * (1 - share) * contrast2 / np.maximum(along, 1e-3) - off_centre[:, None] * weight
-            face_colour = pips - step
-            base = (face_colour * step).sum(axis=2)[..., None]
-            each = np.matmul(step, at.transpose(0, 2, 1)) - base                   # (K,P,9) pip-likeness
-            weakest = np.where(_ON[None], each, np.inf).min(axis=2) / np.maximum(contrast2, 1e-3)
-            between = np.matmul(step, gaps.transpose(0, 2, 1)) - base                # (K,P,4)
-            strongest = np.maximum(np.where(_ON[None], -np.inf, each).max(axis=2),
-                                   between.max(axis=2)) / np.maximum(contrast2, 1e-3)
-            fit = np.where((contrast2 >= MIN_CONTRAST ** 2) & (weakest >= WEAKEST) & (strongest <= GAP), fit, 0.0)
+            along = (cov[0] * s0 * s0 + cov[1] * s1 * s1 + cov[2] * s2 * s2
+                     + 2 * (cov[3] * s0 * s1 + cov[4] * s0 * s2 + cov[5] * s1 * s2)) * inverse
+            fit = share * (1 - share) * contrast2 / np.maximum(along, 1e-3) - penalty
+            base = ((pips - step) * step).sum(axis=0)                                 # (K,P)
+            # pip-likeness of every site and gap, site-first so the reductions run across slices
+            probes = sampled.transpose(0, 2, 1)[..., None]                             # (3,9+4,K,1)
+            each = s0[None] * probes[0] + s1[None] * probes[1] + s2[None] * probes[2] - base[None]   # (13,K,P)
+            weakest = (each[:9] + _ON_ONLY).min(axis=0) * inverse
+            strongest = np.maximum((each[:9] + _OFF_ONLY).max(axis=0), each[9:].max(axis=0)) * inverse
+            fit = np.where((contrast2 >= (MIN_CONTRAST / relax) ** 2) & (weakest >= WEAKEST / relax)
+                           & (strongest <= GAP * relax), fit, 0.0)
             i = np.argmax(fit, axis=0)                                              # (P,)
             for p in np.nonzero(fit[i, np.arange(len(PATTERNS))] > best_fit)[0]:
                 best_fit[p] = float(fit[i[p], p])
-                best_at[p] = (places[i[p]], spacing, float(np.sqrt(contrast2[i[p], p])), side)
+                best_at[p] = (places[i[p]], spacing, float(np.sqrt(contrast2[i[p], p])), side, lattice[i[p]])
     return best_fit, best_at
 
 
