@@ -127,7 +127,7 @@ class Timing:
     menu_timeout: float = 20.0
     undo_timeout: float = 20.0
     confirm_frames: int = 2  # consecutive settled frames that must read the same before anything is decided
-    roll_confirm_frames: int = 4  # for a roll: the dice must read the same for longer (no latency is at stake)
+    roll_confirm_frames: int = 4  # for a roll or a cube action: the reading must hold longer (no latency is at stake)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -340,7 +340,8 @@ class Referee:
         d.signals.append(Beep("roll-again"))
         self._show_state(d, f"Roll again: {reason}")
 
-    def _dice_confirmed(self) -> bool:
+    def _steady(self) -> bool:
+        """The reading has held long enough to take a roll or a cube action from it."""
         return self._agreeing >= self.timing.roll_confirm_frames
 
     def _opening(self, obs, dice, d: Decision) -> None:
@@ -348,7 +349,7 @@ class Referee:
         if not dice:
             self.roll_fault = None
             return
-        if self.need_clear or len(fresh) < 2 or not self._dice_confirmed():
+        if self.need_clear or len(fresh) < 2 or not self._steady():
             return
         if len(dice) != 2:
             self._signal_roll_again("one die each for the opening roll", d)
@@ -400,7 +401,7 @@ class Referee:
             self.need_clear.add(side_name(game.turn.opponent))
             self._signal_roll_again(f"it is {roller.capitalize()}'s turn to roll", d)
             return
-        if len(dice) < 2 or not self._dice_confirmed():
+        if len(dice) < 2 or not self._steady():
             return
         fault = self._roll_fault(dice, (roller,))
         if fault or len(dice) != 2:
@@ -417,6 +418,8 @@ class Referee:
         game = self.game
         if cube is None or cube.value != game.cube * 2 or obs.dice:
             return False
+        if not self._steady():
+            return True
         reason = game.why_no_double(side)
         if reason:
             self._tell_once(f"No double: {reason}", d)
@@ -435,6 +438,8 @@ class Referee:
         game = self.game
         cube = getattr(obs, "cube", None)
         taker = side_name(game.answerer)
+        if not self._steady():
+            return
         if cube is not None and cube.value == game.offer and cube.side == side_name(game.keeper) \
                 and game.redoubles == 0:
             self._accept({"type": "take", "side": taker}, d)
@@ -466,7 +471,7 @@ class Referee:
             self.picked_up = True
         opponent_dice = [die for die in dice if die.half == other and other not in self.need_clear]
         cube = getattr(obs, "cube", None)
-        turned = cube is not None and cube.value == game.cube * 2
+        turned = cube is not None and cube.value == game.cube * 2 and self._steady()
         if self.illegal is not None and (opponent_dice or turned):
             self._accept_illegal(d)  # rolling or doubling accepts the play as it stands
         else:

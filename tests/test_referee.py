@@ -8,7 +8,7 @@ from engine.match import Game, MatchRules, Phase
 from engine.moves import apply_play
 from engine.position import BLACK, WHITE, Position
 
-from referee_table import Cube, Die, Table
+from referee_table import Cube, Die, Table, seen
 
 START = Position.initial()
 
@@ -149,6 +149,17 @@ def test_double_seen_on_the_cube_and_take_and_drop():
     d = table2.press("accept")
     assert types(d) == ["drop"] and table2.game.phase is Phase.OVER
     assert table2.referee.log.match.score == (0, 1)
+
+
+def test_a_cube_misread_for_a_few_frames_is_no_double():
+    table, pos = _black_to_roll()
+    timing = table.referee.timing
+    for _ in range(timing.roll_confirm_frames - 1):
+        table.t += table.step
+        table._keep(table.referee.feed(seen(pos, cube=Cube(2, "black"), t=table.t), table.t))
+    table.look(pos)
+    assert "double" not in [e["type"] for e in table.events] and table.game.phase is Phase.ROLL
+    assert types(table.look(pos, cube=Cube(2, "black"))) == ["double"]
 
 
 def test_no_double_in_the_crawford_game_is_shown():
