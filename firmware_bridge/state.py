@@ -8,6 +8,7 @@ carries a version that goes up when (and only when) its value changes.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -104,6 +105,15 @@ def text_lines(lines: str | Sequence[str]) -> tuple[str, ...]:
     return result
 
 
+def wrap(lines: Sequence[str], cols: int) -> list[str]:
+    """``lines`` broken at spaces into lines of at most ``cols`` characters (a longer word is
+    cut across lines), each fitting a TEXT line."""
+    out: list[str] = []
+    for line in lines:
+        out += [_fit(part, cols) for part in textwrap.wrap(line, max(cols, 1), break_on_hyphens=False)] or [""]
+    return out
+
+
 def _fit(line: str, cols: int) -> str:
     """``line`` cut to ``cols`` characters and to the 255 UTF-8 bytes a TEXT line can hold."""
     line = line[:cols]
@@ -180,7 +190,7 @@ class DisplayState:
     def encode(self, part: str, now: float, info: UnitInfo) -> tuple[int, bytes]:
         """The message that sets ``part`` on the unit, as of ``now``."""
         if part == "text":
-            lines = [_fit(line, info.text_cols) for line in self.text[: info.text_rows]]
+            lines = wrap(self.text, info.text_cols)[: info.text_rows]
             while len(core.encode_text(lines)) > core.MAX_MESSAGE:
                 lines.pop()  # only a unit claiming a huge screen gets here
             return core.TEXT, core.encode_text(lines)

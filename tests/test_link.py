@@ -269,3 +269,11 @@ def test_close_stops_the_threads_and_frees_the_port(pty_unit):
     assert not any(t.name.startswith("bgref-display") and t.is_alive() for t in threading.enumerate())
     with DisplayLink(pty_unit.url) as again:  # exclusive access was released
         assert again.wait_for_state(LinkState.UP, CONNECT)
+
+
+def test_long_lines_are_broken_at_words_to_the_units_width(pty_unit):
+    with DisplayLink(pty_unit.url) as link:
+        assert link.wait_for_state(LinkState.UP, 30)
+        link.show_text(("Illegal: a checker on the bar must enter first",))
+        assert pty_unit.wait_until(
+            lambda s: s.text == ("Illegal: a", "checker on the", "bar must enter", "first"), 30)
