@@ -158,6 +158,17 @@ def test_every_cube_face_and_side(value, side):
     assert 0 < cube.confidence <= 1
 
 
+@pytest.mark.parametrize("side", ["white", "black", "centre"])
+def test_the_cube_is_located_on_its_top_face_and_never_read_as_a_die(side):
+    frame, truth, board = scene(Position.initial(), dice=(5, 2), cube=Cube(4, side), seed=9)
+    view = board.view(frame)
+    cube, at = board.cube().locate(frame, view)
+    x, y = board.to_frame(np.array([at]))[0]
+    assert cube.value == 4 and np.hypot(x - truth.cube.centre[0], y - truth.cube.centre[1]) < 0.5 * truth.cube.box[2]
+    dice = board.dice().read(frame, view, at)
+    assert sorted(d.value for d in dice) == [2, 5]
+
+
 def test_a_centred_cube_at_one_shows_64():
     frame, truth, board = scene(Position.initial(), cube=Cube(), seed=2, style="tournament")
     cube = read_cube(frame, board)

@@ -45,6 +45,11 @@ class BoardCube:
 
     def read(self, frame: np.ndarray, canonical: np.ndarray) -> CubeRead | None:
         """The cube in ``frame`` (``canonical`` is its board view), or None when none is seen."""
+        found = self.locate(frame, canonical)
+        return None if found is None else found[0]
+
+    def locate(self, frame: np.ndarray, canonical: np.ndarray) -> tuple[CubeRead, tuple[float, float]] | None:
+        """The cube read in ``frame`` and the canonical centre of its top face, or None."""
         best: tuple[float, int, float, float] | None = None
         for y in self._candidates(canonical):
             read = self._read_at(frame, y)
@@ -53,7 +58,8 @@ class BoardCube:
         if best is None:
             return None
         score, value, confidence, y = best
-        return CubeRead(value, self._side_of(y), confidence)
+        bx0, _, bx1, _ = self.model.bar
+        return CubeRead(value, self._side_of(y), confidence), ((bx0 + bx1) / 2, y)
 
     def _candidates(self, canonical: np.ndarray) -> list[float]:
         """Heights along the bar where something about a cube long departs from the bar's colour."""

@@ -571,6 +571,7 @@ FAINT = 0.15            # candidates with fewer pip-like spots than this share o
 CANDIDATES = 8          # at most this many candidates are read, those with the most pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
+CUBE_CLEAR = 0.55       # no die's top face lies this near the cube's (checker diameters, either way)
 CHECKER_RING = 0.42     # radius (checker diameters) of the ring a die on a checker sits inside
 COVERED = 12.0          # change from the empty board (Lab) that means the board is covered there
 ALL_ROUND = 0.88        # share of the ring around a die covered when it lies on or leans against something
@@ -635,13 +636,21 @@ class BoardDice:
         self._die_canonical = DIE_SIDE * TOP_FACE * ppd
         self._mirrored = is_mirrored(to_frame, model)     # then the players' right hands swap
 
-    def read(self, frame: np.ndarray, canonical: np.ndarray) -> list[DieRead]:
-        """The dice lying on the playing surface of ``frame`` (``canonical`` is its board view).
-        Where reads overlap (two candidates on one die), the best-fitting one stands."""
+    def read(self, frame: np.ndarray, canonical: np.ndarray,
+             cube: tuple[float, float] | None = None) -> list[DieRead]:
+        """The dice lying on the playing surface of ``frame`` (``canonical`` is its board view;
+        ``cube`` the canonical centre of the doubling cube's top face, if read: no die lies
+        there). A candidate on the top face of a die already read is not read again; where
+        reads overlap, the best-fitting one stands."""
         candidates, change = self.candidates(canonical)
         lab = cv2.cvtColor(canonical, cv2.COLOR_BGR2LAB).astype(np.float32)
-        reads = []
+        reads: list[tuple[float, tuple[float, float], DieRead]] = []
+        clear = CUBE_CLEAR * self.model.ppd
         for centre in candidates:
+            if cube is not None and max(abs(centre[0] - cube[0]), abs(centre[1] - cube[1])) < clear:
+                continue
+            if any(np.hypot(centre[0] - at[0], centre[1] - at[1]) < 0.4 * self._die_canonical for _, at, _ in reads):
+                continue
             read = self._read_at(frame, centre, change, lab)
             if read is not None:
                 reads.append(read)
@@ -683,7 +692,7 @@ class BoardDice:
         crowd = self._crowd(spots)
         found += self._crowded(crowd)
         rise = cv2.max(cv2.subtract(_detail(canonical), self.empty_detail), 0) * (self._surface > 0)
-        found = [self._on_pips(rise, c) for c in found]
+        found = self._on_pips(rise, found)
         h, w = crowd.shape
         score = [crowd[min(max(int(round(y)), 0), h - 1), min(max(int(round(x)), 0), w - 1)] for x, y in found]
         ranked: list[tuple[float, float]] = []
@@ -705,7 +714,7 @@ class BoardDice:
         """Where new pip-like spots crowd into a die-sized square, the strongest crowds first."""
         side = DIE_SIDE * self.model.ppd
         k = int(side) | 1
-        top = cv2.dilate(crowd, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        top = cv2.dilate(crowd, np.ones((k, k), np.uint8))
         ys, xs = np.nonzero((crowd >= top) & (crowd > 0))
         out: list[tuple[float, float]] = []
         for i in np.argsort(-crowd[ys, xs]):
@@ -716,18 +725,24 @@ class BoardDice:
                     break
         return out
 
-    def _on_pips(self, rise: np.ndarray, centre) -> tuple[float, float]:
-        """``centre`` moved to the middle of the fine detail around it: the pips, on the top face."""
+    def _on_pips(self, rise: np.ndarray, centres: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        """Each of ``centres`` moved to the middle of the fine detail around it: the pips, on the top face."""
         r = int(round(0.45 * self.model.ppd))
-        x, y = int(round(centre[0])), int(round(centre[1]))
         h, w = rise.shape
-        x0, x1, y0, y1 = max(x - r, 0), min(x + r + 1, w), max(y - r, 0), min(y + r + 1, h)
-        weight = np.where(rise[y0:y1, x0:x1] > DETAIL, rise[y0:y1, x0:x1], 0)
-        total = float(weight.sum())
-        if total <= 0:
-            return centre
-        ys, xs = np.mgrid[y0:y1, x0:x1]
-        return float((xs * weight).sum() / total), float((ys * weight).sum() / total)
+        weight = np.where(rise > DETAIL, rise, 0)
+        offsets = np.arange(-r, r + 1, dtype=np.float32)
+        out = []
+        for centre in centres:
+            x, y = int(round(centre[0])), int(round(centre[1]))
+            x0, x1, y0, y1 = max(x - r, 0), min(x + r + 1, w), max(y - r, 0), min(y + r + 1, h)
+            window = weight[y0:y1, x0:x1]
+            total = float(window.sum())
+            if total <= 0:
+                out.append(centre)
+                continue
+            dx, dy = offsets[x0 - x + r:x1 - x + r], offsets[y0 - y + r:y1 - y + r]
+            out.append((x + float(window.sum(axis=0) @ dx) / total, y + float(window.sum(axis=1) @ dy) / total))
+        return out
 
     def _candidates(self, mask: np.ndarray, solid: float = 0.3) -> list[tuple[float, float]]:
         """Where ``mask`` holds something die-sized: the ridge points of its distance map at
@@ -735,7 +750,7 @@ class BoardDice:
         side = DIE_SIDE * self.model.ppd
         depth = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
         k = int(side) | 1
-        peak = cv2.dilate(depth, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        peak = cv2.dilate(depth, np.ones((k, k), np.uint8))
         ys, xs = np.nonzero((depth >= peak) & (depth >= solid * side) & (depth <= 0.9 * side))
         out: list[tuple[float, float]] = []
         for i in np.argsort(-depth[ys, xs]):
@@ -785,18 +800,17 @@ class BoardDice:
         angles = np.linspace(0, 2 * np.pi, 32, endpoint=False)
         ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * r
         h, w = change.shape
-        best = (0.0, 0.0)
-        for dx in (-0.2, -0.1, 0.0, 0.1, 0.2):          # the disc need not be centred on the die
-            for dy in (-0.2, -0.1, 0.0, 0.1, 0.2):
-                pts = ring + (centre[0] + dx * ppd, centre[1] + dy * ppd)
-                xs = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
-                ys = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
-                covered = float((change[ys, xs] > COVERED).mean())
-                face = 1.0
-                if len(self.checkers):
-                    d = np.linalg.norm(lab[ys, xs][:, None, :] - self.checkers[None], axis=2)
-                    face = float((d < CHECKER_FACE).mean(axis=0).max())
-                best = max(best, (covered, face))
+        # the disc need not be centred on the die: rings shifted by up to a fifth of a diameter
+        shifts = np.array([(dx, dy) for dx in (-0.2, -0.1, 0.0, 0.1, 0.2) for dy in (-0.2, -0.1, 0.0, 0.1, 0.2)]) * ppd
+        pts = ring[None] + shifts[:, None] + np.array(centre)                        # (S,32,2)
+        xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+        ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+        covered = (change[ys, xs] > COVERED).mean(axis=1)                             # (S,)
+        face = np.ones(len(shifts))
+        if len(self.checkers):
+            d = np.linalg.norm(lab[ys, xs][:, :, None, :] - self.checkers[None, None], axis=3)   # (S,32,C)
+            face = (d < CHECKER_FACE).mean(axis=1).max(axis=1)
+        best = max(zip(covered.tolist(), face.tolist()))
         covered, face = best
         return covered >= ALL_ROUND, covered >= ALL_ROUND and face >= FACE_ROUND
 

@@ -80,9 +80,12 @@ class BoardReader:
     # ------------------------------------------------------------------- dice
     def _read_dice_and_cube(self, frame: np.ndarray, canonical: np.ndarray) -> tuple[list[DieRead], CubeRead | None]:
         """The dice and the doubling cube (``canonical`` is the board view at the model's scale):
-        found on the canonical view, read on patches of the full-resolution frame."""
+        found on the canonical view, read on patches of the full-resolution frame; the cube
+        first, so that its face is not taken for a die's."""
         if self._dice_reader is None:
             cal = self.calibration
             self._dice_reader = BoardDice(cal.model, cal.to_frame, cal.empty, (cal.white.lab, cal.black.lab))
             self._cube_reader = BoardCube(cal.model, cal.to_frame)
-        return self._dice_reader.read(frame, canonical), self._cube_reader.read(frame, canonical)
+        found = self._cube_reader.locate(frame, canonical)
+        cube, at = (None, None) if found is None else found
+        return self._dice_reader.read(frame, canonical, at), cube
