@@ -10,11 +10,13 @@ were never used while tuning.
 
 Measures: per point, on the points no hand covers; whole position, on the frames the
 truth calls settled (no hand, no moving die, no camera shake: the only frames a
-referee takes a position from); frames called settled while a hand covers the board
-(must be 0); the share of hand-free frames called settled (a reader that never
-settles is useless); shaken (motion-blurred) frames called settled; and the read time
-at 1280x720 on one core, for the board alone and for the whole observation with dice
-and cube.
+referee takes a position from); confident wrong, the share of frames called settled
+whose ranges exclude the true position (a count, the bar or a tray read certain and
+wrong: a false alarm at the table; must be 0); frames called settled while a hand
+covers the board (must be 0); the share of hand-free frames called settled (a reader
+that never settles is useless); shaken (motion-blurred) frames called settled; and
+the read time at 1280x720 on one core, for the board alone and for the whole
+observation with dice and cube.
 """
 
 from __future__ import annotations
@@ -122,6 +124,12 @@ def main() -> int:
             per_style[truth.style][1] += 1
             if not right:
                 wrong.append(f"{p.point}:{truth.points[p.point - 1]:+d}/read {p.signed:+d}{p.count_range}")
+        if obs.settled:
+            stats["frames called settled"] += 1
+            excluded = not obs.admits(truth.position)
+            stats["confident wrong"] += int(excluded)
+            if excluded and not args.quiet:
+                print(f"seed {seed} {truth.style}: ranges exclude the position {' '.join(wrong)}")
         if truth.settled:
             stats["settled frames"] += 1
             right = obs.to_position() == truth.position
@@ -152,6 +160,7 @@ def main() -> int:
     print(f"{'measure':<38}{'value':>12}{'target':>10}")
     rows = [("per point (no hand over it)", share("points right", "points"), ">=99.9%"),
             ("whole position (settled frames)", share("positions right", "settled frames"), ">=99%"),
+            ("confident wrong (ranges exclude it)", share("confident wrong", "frames called settled"), "0"),
             ("each die (settled frames)", share("dice right", "dice"), ">=99.9%"),
             ("cube (settled frames)", share("cubes right", "cubes"), ">=99%"),
             ("settled while a hand covers", f"{stats['settled while occluded']}/{stats['hand frames']}", "0"),

@@ -46,6 +46,8 @@ BARE = 0.3              # a circle whose rings the empty board leaves this littl
 RING_ENERGY = 0.25      # least ring structure of a checker, as a share of the learned one
 UNEXPLAINED = 45.0 ** 2  # weighted squared Lab difference from a learned checker it does not explain
 TRAY_CHANGE = 18.0      # Lab change that marks a tray's cell as filled
+TRAY_FAINT = 8.0        # the same averaged over a checker's thickness, for checkers like their tray
+FAINT_TRAY_RUN = 3      # fewest checkers a faint run in a tray is taken for
 
 
 @dataclass(frozen=True)
@@ -305,8 +307,10 @@ class CheckerField:
     # ------------------------------------------------------------------- trays
     def _tray(self, lab: np.ndarray, colour: str) -> int:
         """Borne-off checkers in a tray: they stand on edge from its outer end inward; the
-        length of the run that differs from the empty tray, over one checker's
-        thickness."""
+        length of the run that differs from the empty tray, over one checker's thickness
+        (at most all the side's checkers). Checkers much like their tray differ only at
+        their rims: there the change averaged over a checker's thickness marks the run,
+        and a run that short (under three checkers) is not told from the tray's grain."""
         m = self.model
         s = m.ppd
         x0, y0, x1, y1 = (int(round(v)) for v in m.tray(colour))
@@ -317,10 +321,17 @@ class CheckerField:
         change = np.sqrt(((diff * diff) @ LAB_WEIGHTS).mean(axis=1))
         if colour == "white":
             change = change[::-1]             # White's tray fills from its bottom, its outer end
+        step = ON_EDGE_STEP * s
+        faint = False
         differs = change > TRAY_CHANGE
         start = int(np.argmax(differs)) if differs.any() else len(differs)
         if start > 0.35 * s:
-            return 0
+            k = max(int(round(step)), 1)
+            differs = np.convolve(change, np.ones(k) / k, mode="same") > TRAY_FAINT
+            start = int(np.argmax(differs)) if differs.any() else len(differs)
+            if start > 0.35 * s:
+                return 0
+            faint = True
         run = differs[start:]
         # the run ends where a checker's width in a row does not differ
         gap = max(int(0.15 * s), 1)
@@ -330,7 +341,8 @@ class CheckerField:
                 end = i
                 break
         length = start + end - 0.1 * s
-        return max(int(round(length / (ON_EDGE_STEP * s))), 0)
+        count = min(max(int(round(length / step)), 0), self.checkers)
+        return 0 if faint and count < FAINT_TRAY_RUN else count
 
     def unexplained(self, lab: np.ndarray, reading: Reading) -> np.ndarray:
         """Within each disc found, the pixels the learned checker (under the light there)
@@ -371,33 +383,75 @@ class CheckerField:
 
 
 def resolve_totals(points: list[PointRead], bar: dict, trays: dict, hidden_trays: dict, checkers: int):
-    """Each side has ``checkers``: those not seen on points, the bar or in the tray lie
-    under its piles. A side's single pile takes them all when nothing else of the side
-    is in doubt; otherwise piles and the tray keep ranges."""
+    """Each side has ``checkers``, on its points, the bar and in its tray. Where those
+    seen and the tray's reading fall short, the missing checkers lie where a row may
+    hide more: its piles and full rows (a unique such place takes them all; several
+    keep ranges up to the missing number), a covered point or tray; with no such place
+    anything seen may be short (every point the side may hold, the bar and the tray get
+    ranges). Where they exceed it, a tray read too long or a checker seen that is not
+    there: the side's counts and its tray become ranges down to what the total allows.
+    Returns (points, bar, off) with off as (min, max) per side."""
+    points = list(points)
+    bar = dict(bar)
+    low = [p.count_range[0] for p in points]
+    high = [p.count_range[1] for p in points]
     off = {}
+    spread = {}
     for colour in ("white", "black"):
         mine = [p for p in points if p.color == colour]
-        piles = [p for p in mine if p.count_range[0] != p.count_range[1]]
         seen = sum(p.count_range[0] for p in mine) + bar[colour][0]
-        bar_sure = bar[colour][0] == bar[colour][1]
-        tray_sure = not hidden_trays.get(colour, False)
-        tray = trays[colour]
-        if not piles and bar_sure:
-            left = max(checkers - seen, 0)
-            off[colour] = (left, left) if tray_sure or left == 0 else (0, left)
-            continue
-        missing = checkers - seen - tray
-        if len(piles) == 1 and bar_sure and tray_sure and missing >= 0 and not piles[0].occluded:
-            p = piles[0]
-            total = p.count_range[0] + missing
-            if total <= p.count_range[1]:
-                points[p.point - 1] = PointRead(p.point, colour, total, (total, total), p.confidence)
-                off[colour] = (tray, tray)
-                continue
         free = max(checkers - seen, 0)
-        for p in piles:
-            lo = p.count_range[0]
-            points[p.point - 1] = PointRead(p.point, colour, p.count, (lo, min(p.count_range[1], lo + free)),
-                                            p.confidence, p.occluded)
-        off[colour] = (0, free)
-    return points, bar, off
+        if hidden_trays.get(colour, False):
+            # the tray is covered: it holds what is not seen, or piles and covered places do
+            for p in mine:
+                if p.count_range[0] != p.count_range[1]:
+                    high[p.point - 1] = min(p.count_range[1], p.count_range[0] + free)
+            bar[colour] = (bar[colour][0], min(bar[colour][1], bar[colour][0] + free))
+            off[colour] = (0, free)
+            continue
+        tray = min(trays[colour], checkers)
+        missing = checkers - seen - tray
+        if missing < 0:
+            # more than there are: the tray or some of the side's counts read too many
+            excess = -missing
+            for p in mine:
+                low[p.point - 1] = max(p.count_range[0] - excess, 0)
+                high[p.point - 1] = p.count_range[0]
+            bar[colour] = (max(bar[colour][0] - excess, 0), bar[colour][0])
+            off[colour] = (free, tray)
+            continue
+        off[colour] = (tray, tray)
+        piles = [p for p in mine if p.count_range[0] != p.count_range[1]]
+        rows = [p for p in mine if p.count_range[0] == p.count_range[1] >= ROW]
+        places = piles + rows + ([None] if bar[colour][0] != bar[colour][1] else [])
+        if missing == 0:
+            for p in piles:
+                high[p.point - 1] = p.count_range[0]
+            bar[colour] = (bar[colour][0], bar[colour][0])
+        elif len(places) == 1 and places[0] is not None and not places[0].occluded \
+                and places[0].count_range[0] + missing <= places[0].count_range[1] + (places[0] in rows) * missing:
+            p = places[0]
+            low[p.point - 1] = high[p.point - 1] = p.count_range[0] + missing
+        elif places:
+            for p in piles + rows:
+                high[p.point - 1] = min(max(p.count_range[1], p.count_range[0] + missing) if p in rows
+                                        else p.count_range[1], p.count_range[0] + missing)
+            bar[colour] = (bar[colour][0], min(bar[colour][1], bar[colour][0] + missing))
+        else:
+            spread[colour] = missing
+            off[colour] = (tray, tray + missing)
+            bar[colour] = (bar[colour][0], bar[colour][0] + missing)
+    for colour, missing in spread.items():
+        # checkers missed somewhere: any point the side may hold may hold more
+        for i, p in enumerate(points):
+            if p.color in (None, colour) or low[i] == 0:
+                high[i] = max(high[i], (low[i] if p.color == colour else 0) + missing)
+    out = []
+    for p, lo, hi in zip(points, low, high):
+        if (lo, hi) == p.count_range and (p.count_range[0] == p.count_range[1] or lo != hi):
+            out.append(p)
+            continue
+        count = lo if lo == hi else p.count
+        out.append(PointRead(p.point, p.color if hi else None, count, (lo, hi),
+                             p.confidence if lo == hi else min(p.confidence, 0.5), p.occluded))
+    return out, bar, off

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.position import WHITE, Position, PositionError, Variant
+from engine.position import BLACK, WHITE, Position, PositionError, Variant
 
 COLOURS = ("white", "black")
 
@@ -96,8 +96,9 @@ class Observation:
         return self.points[number - 1]
 
     def to_position(self, variant: Variant | str = Variant.STANDARD) -> Position | None:
-        """The position, or None unless the frame is settled and every count is certain
-        (points, bar; borne-off checkers are what is missing) and the counts make a legal board."""
+        """The position, or None unless the frame is settled, every count is certain
+        (points, bar; borne-off checkers are what is missing), the counts make a legal board
+        and the borne-off checkers so found are those read in the trays."""
         if not (self.settled and self.board_visible) or len(self.points) != 24:
             return None
         if not all(p.certain for p in self.points):
@@ -105,10 +106,30 @@ class Observation:
         if any(lo != hi for lo, hi in self.bar.values()):
             return None
         try:
-            return Position.from_points([p.signed for p in self.points],
-                                        bar=(self.bar["white"][0], self.bar["black"][0]), variant=variant)
+            position = Position.from_points([p.signed for p in self.points],
+                                            bar=(self.bar["white"][0], self.bar["black"][0]), variant=variant)
         except PositionError:
             return None
+        return position if self.admits(position) else None
+
+    def admits(self, position: Position) -> bool:
+        """Whether ``position`` fits every range read: each point's count within its range
+        (and of its colour where at least one is certain), the bar and the borne-off
+        checkers likewise. A frame whose ranges exclude the true position is a confident
+        misread."""
+        if len(self.points) != 24:
+            return False
+        for read, expected in zip(self.points, position.points()):
+            low, high = read.count_range
+            if not low <= abs(expected) <= high:
+                return False
+            if expected and low > 0 and read.color != ("white" if expected > 0 else "black"):
+                return False
+        for name, side in (("white", WHITE), ("black", BLACK)):
+            for counts, count in ((self.bar, position.bar(side)), (self.off, position.off(side))):
+                if not counts[name][0] <= count <= counts[name][1]:
+                    return False
+        return True
 
     def to_json(self, variant: Variant | str = Variant.STANDARD) -> dict:
         """The ``bgref read --json`` contract: counts as integers where certain, else [min, max]."""
