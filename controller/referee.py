@@ -17,6 +17,8 @@ The procedure it follows (``RULES.md``):
   opponent before that is void;
 - an illegal play is signalled (rule and points) until it is corrected, or the
   opponent accepts it (ACCEPT, or by rolling or doubling);
+- a play the camera cannot settle (or misreads as illegal) the players may pick
+  on MENU among the legal plays nearest to the read;
 - UNDO, confirmed by the opponent with ACCEPT, takes back the last play;
 - doubles and takes are seen on the cube; drops, beavers and resignations are
   answered on the MENU button (MENU cycles, ACCEPT chooses, UNDO closes).
@@ -36,6 +38,7 @@ from controller.clock import ClockRules, remaining
 from controller.match_log import MatchLog, accepted_play, side_name
 
 HALVES = ("white", "black")
+CHOICES = 4  # legal plays MENU offers, nearest first, when the camera cannot settle a play
 
 
 class Button(str, Enum):
@@ -146,23 +149,37 @@ def _range(value) -> tuple[int, int]:
     return int(value), int(value)
 
 
-def explains(obs, position: Position) -> bool:
-    """True when everything the observation saw fits ``position`` (ranges where piles hide checkers)."""
+def _outside(count: int, low: int, high: int) -> int:
+    return max(low - count, count - high, 0)
+
+
+def misfit(obs, position: Position) -> int:
+    """How many checkers of ``position`` the observation does not explain: counts outside the
+    read ranges (ranges where piles hide checkers) and checkers of the other colour; 0 when
+    everything the observation saw fits ``position``."""
+    total = 0
     for read, expected in zip(obs.points, position.points()):
         low, high = _range(getattr(read, "count_range", None) or read.count)
         count = abs(expected)
-        if not low <= count <= high:
-            return False
-        if count and read.color != ("white" if expected > 0 else "black") and low > 0:
-            return False
+        if count and low > 0 and read.color != ("white" if expected > 0 else "black"):
+            total += max(count, low)
+        else:
+            total += _outside(count, low, high)
     for name, side in (("white", WHITE), ("black", BLACK)):
-        low, high = _range(obs.bar[name])
-        if not low <= position.bar(side) <= high:
-            return False
-        low, high = _range(obs.off[name])
-        if not low <= position.off(side) <= high:
-            return False
-    return True
+        total += _outside(position.bar(side), *_range(obs.bar[name]))
+        total += _outside(position.off(side), *_range(obs.off[name]))
+    return total
+
+
+def distance(obs, position: Position) -> int:
+    """Checkers by which the observation's best counts differ from ``position``'s points."""
+    return sum(abs((read.count if read.color == "white" else -read.count) - expected)
+               for read, expected in zip(obs.points, position.points()))
+
+
+def explains(obs, position: Position) -> bool:
+    """True when everything the observation saw fits ``position``."""
+    return misfit(obs, position) == 0
 
 
 def observed_position(obs, variant) -> Position | None:
@@ -216,10 +233,12 @@ class Referee:
         self.roll_fault: str | None = None
         self.illegal: IllegalPlayError | None = None
         self.illegal_position: Position | None = None
+        self.choices: list[LegalPlay] = []  # the legal plays MENU offers when the camera cannot settle the play
         self.unsettled_since: float | None = None
         self.unclear_since: float | None = None
         self.asked_clear = False
-        self.menu: list[tuple[str, dict | str]] | None = None
+        self.asked_to_pick = False  # the players were asked to clear the view or pick the play on MENU
+        self.menu: list[tuple[str, dict | str | LegalPlay]] | None = None
         self.menu_index = 0
         self.menu_at = 0.0
         self.undo_asked_at: float | None = None
@@ -483,10 +502,12 @@ class Referee:
         """The dice are picked up: judge the board (again, while an illegal play is corrected)."""
         game = self.game
         plays = legal_plays(game.position, game.turn, game.dice)
-        matches = [lp for lp in plays if explains(obs, lp.position)]
+        fits = sorted(((misfit(obs, lp.position), distance(obs, lp.position), i) for i, lp in enumerate(plays)))
+        matches = [plays[i] for m, _, i in fits if m == 0]
         if len(matches) == 1:
             self._play(matches[0], d)
             return
+        self.choices = matches[:CHOICES] or [plays[i] for _, _, i in fits[:CHOICES]]
         if matches:
             self._unclear(now, d, "several checkers cannot be told apart")
             return
@@ -502,10 +523,10 @@ class Referee:
     def _unclear(self, now: float, d: Decision, what: str) -> None:
         if self.unclear_since is None:
             self.unclear_since = now
-        elif now - self.unclear_since >= self.timing.unclear_read_after and not self.asked_clear:
-            self.asked_clear = True
+        elif now - self.unclear_since >= self.timing.unclear_read_after and not self.asked_to_pick:
+            self.asked_to_pick = True
             d.signals.append(Beep("attention"))
-            d.signals.append(Display(("Please clear the view:", what)))
+            d.signals.append(Display(("Please clear the view:", what, "or pick the play on MENU")))
 
     def _signal_illegal(self, err: IllegalPlayError, seen: Position, d: Decision) -> None:
         if self.illegal is not None and self.illegal_position == seen and str(self.illegal) == str(err):
@@ -516,18 +537,21 @@ class Referee:
         d.signals.append(PointLights({absolute_point(side, p): "red" for p in err.points}))
         self._show_state(d, f"Illegal: {err}")
 
-    def _play(self, lp: LegalPlay, d: Decision) -> None:
+    def _play(self, lp: LegalPlay, d: Decision, chosen: bool = False) -> None:
+        """Accept the legal play ``lp``: seen on the board, or ``chosen`` by the players on MENU."""
         game = self.game
         side = side_name(game.turn)
         self._accept({"type": "play", "side": side, "play": str(lp.play),
-                      "position": lp.position.position_id(WHITE),
+                      "position": lp.position.position_id(WHITE), **({"chosen": True} if chosen else {}),
                       **({"ends_game": True} if lp.position.winner() is not None else {})}, d)
         self._finish_turn(d, f"{side.capitalize()} played {lp.play or 'nothing (no legal move)'}")
 
     def _finish_turn(self, d: Decision, text: str) -> None:
         was_illegal = self.illegal is not None
         self.illegal = self.illegal_position = None
+        self.choices = []
         self.unclear_since = None
+        self.asked_to_pick = False
         self.need_clear = {h for h in self.need_clear if h == self.void_half}
         self.void_half = None
         if was_illegal:
@@ -592,10 +616,10 @@ class Referee:
         self._show_state(d, f"Play {last['play'] or '(none)'} taken back: {last['side'].capitalize()}, "
                             f"put the checkers and the dice {dice[0]}{dice[1]} back and play again")
 
-    def menu_items(self) -> list[tuple[str, dict | str]]:
+    def menu_items(self) -> list[tuple[str, dict | str | LegalPlay]]:
         """What MENU offers now: (label, event or command)."""
         game = self.game
-        items: list[tuple[str, dict | str]] = []
+        items: list[tuple[str, dict | str | LegalPlay]] = []
         if game is not None and game.phase is Phase.DOUBLED:
             answerer = side_name(game.answerer)
             items.append((f"{answerer.capitalize()} drops", {"type": "drop", "side": answerer}))
@@ -608,6 +632,9 @@ class Referee:
             items.append((f"{answerer.capitalize()} accepts", {"type": "resign_accept", "side": answerer}))
             items.append((f"{answerer.capitalize()} refuses", {"type": "resign_refuse", "side": answerer}))
         elif game is not None and game.phase in (Phase.ROLL, Phase.MOVE):
+            if game.phase is Phase.MOVE and self.picked_up:
+                who = side_name(game.turn).capitalize()
+                items += [(f"{who} played {lp.play or 'nothing'}", lp) for lp in self.choices]
             if game.phase is Phase.ROLL and game.why_no_double(game.turn) is None:
                 items.append((f"{side_name(game.turn).capitalize()} doubles",
                               {"type": "double", "side": side_name(game.turn)}))
@@ -641,6 +668,10 @@ class Referee:
             return
         if action == "new-match":
             d.signals.append(NewMatchRequested())
+            return
+        if isinstance(action, LegalPlay):
+            if self.game is not None and self.game.phase is Phase.MOVE and action in self.choices:
+                self._play(action, d, chosen=True)
             return
         self._apply_action(action, d)
 

@@ -204,6 +204,46 @@ def test_unclear_pile_is_not_guessed():
     assert types(d) == [] or d.events[0]["play"] == "8/5 6/5"
 
 
+def _menu_labels(table) -> list[str]:
+    return [label for label, _ in table.referee.menu_items()]
+
+
+def _pick(table, label: str):
+    for _ in range(_menu_labels(table).index(label) + 1):
+        table.press("menu")
+    return table.press("accept")
+
+
+def test_a_play_the_camera_cannot_settle_is_asked_once_and_picked_on_menu():
+    table = opened(3, 1)
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    # points read as ranges: 8/5 6/5 and 6/5 6/3 cannot be told apart
+    ranges = {8: (1, 3), 6: (3, 5), 5: (1, 2), 3: (0, 1)}
+    for _ in range(6):
+        table.look(after, ranges=ranges)
+    asks = [s for s in table.signals if isinstance(s, Display) and "MENU" in " ".join(s.lines)]
+    assert len(asks) == 1 and sum(isinstance(s, Beep) and s.kind == "attention" for s in table.signals) == 1
+    labels = _menu_labels(table)
+    offered = [label for label in labels if label.startswith("White played")]
+    assert sorted(offered) == ["White played 6/5 6/3", "White played 8/5 6/5"] and labels[:2] == offered
+    d = _pick(table, "White played 8/5 6/5")
+    assert types(d) == ["play"] and d.events[0]["chosen"] is True
+    assert table.position == after and table.game.turn == BLACK
+    assert not any(label.startswith("White played") for label in _menu_labels(table))
+
+
+def test_a_false_alarm_is_put_right_by_picking_the_play_on_menu():
+    table = opened(3, 1)
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    misread = Position.from_points([p - 1 if i == 5 else p for i, p in enumerate(after.points())])
+    table.look(misread)  # a checker too few on the 6 point: read with certainty, it is illegal
+    assert table.referee.illegal is not None
+    assert _menu_labels(table)[0] == "White played 8/5 6/5"  # the legal play nearest to the read
+    d = _pick(table, "White played 8/5 6/5")
+    assert types(d) == ["play"] and table.position == after and table.referee.illegal is None
+    assert any(isinstance(s, Lights) and not s.illegal for s in d.signals)
+
+
 def test_dance_is_accepted_when_the_dice_are_picked_up():
     closed = Position.from_points({19: -2, 20: -2, 21: -2, 22: -2, 23: -2, 24: -2, 12: -3, 13: 14}, bar=(1, 0))
     table = Table()
@@ -269,4 +309,4 @@ def test_a_checker_missing_from_the_read_is_never_judged_illegal():
         d = table.referee.feed(hidden, table.t)
         assert not d.events and not any(isinstance(s, Beep) and s.kind == "illegal" for s in d.signals)
     assert any("clear the view" in " ".join(s.lines) for s in d.signals if isinstance(s, Display)) or \
-        table.referee.asked_clear
+        table.referee.asked_to_pick

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -60,6 +61,25 @@ def test_injected_mistakes_are_all_caught_and_corrected(shared_data, tmp_path):
     events = (tmp_path / "replay.journal").read_text()
     assert result.tally.accepted >= 1
     assert events.count('"accepted"') == events.count('"undo"') == result.tally.accepted
+
+
+def blurred_eyes():
+    """Eyes that count no point exactly: one checker more or fewer on any point, even an empty one."""
+    look = eyes()
+
+    def blurred(frame):
+        obs = look(frame)
+        points = tuple(replace(p, count_range=(max(p.count - 1, 0), p.count + 1)) for p in obs.points)
+        return replace(obs, points=points)
+    return blurred
+
+
+def test_plays_the_camera_cannot_settle_are_picked_by_the_players_on_menu(shared_data, tmp_path):
+    result = replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
+                    eyes=blurred_eyes(), journal_dir=tmp_path)
+    assert result.same_match, result.differences
+    assert result.tally.picked >= 1 and result.tally.false_alarms == 0
+    assert (tmp_path / "replay.journal").read_text().count('"chosen"') == result.tally.picked
 
 
 SCRIPT = textwrap.dedent("""

@@ -37,7 +37,8 @@ def run(args) -> int:
                     size=(width, height), difficulty=args.difficulty, style=args.style)
     t = result.tally
     print(f"{t.turns} turns, {result.frames} frames in {result.seconds:.1f} s; mistakes injected {t.injected}, "
-          f"caught {t.caught} ({t.accepted} accepted, then taken back), missed {t.missed}; false alarms {t.false_alarms}")
+          f"caught {t.caught} ({t.accepted} accepted, then taken back), missed {t.missed}; "
+          f"false alarms {t.false_alarms}; plays the players picked on MENU {t.picked}")
     if result.same_match:
         print(f"{args.out} records the same match")
     else:

@@ -48,6 +48,7 @@ class Tally:
     accepted: int = 0     # caught illegal plays the opponent accepted (then both took back)
     missed: int = 0
     false_alarms: int = 0
+    picked: int = 0       # plays the players picked on MENU because the referee could not settle them
     turns: int = 0
 
 
@@ -118,20 +119,40 @@ class SimPlayers:
         yield ButtonPress(button, "sim", self.now)
         yield from self._settle(0.1)
 
-    def _choose(self, label: str):
-        """Press MENU until the display shows ``label``, then ACCEPT."""
+    def _choose(self, label: str, required: bool = True):
+        """Press MENU until the display shows ``label``, then ACCEPT; whether it was offered."""
         for _ in range(30):
             yield from self._press("menu")
             if self.display and self.display[-1].endswith(label):
                 yield from self._press("accept")
-                return
-        raise RuntimeError(f"the menu never offered {label!r} (display: {self.display})")
+                return True
+        if required:
+            raise RuntimeError(f"the menu never offered {label!r} (display: {self.display})")
+        yield from self._press("undo")  # close the menu
+        return False
 
-    def _wait_for(self, predicate) -> Iterator[Frame]:
-        for _ in range(self.patience):
+    def _wait_for(self, predicate, patience: int | None = None) -> Iterator[Frame]:
+        for _ in range(patience or self.patience):
             if predicate():
                 return
             yield from self._settle(0.1)
+
+    def _verdict(self, side: Side, before: Position, after: Position, dice) -> Iterator[Frame | ButtonPress]:
+        """After the pick-up, wait for the referee to take the play. A play it cannot settle
+        from the camera (it asks), or calls illegal by mistake, the players pick on MENU; a
+        false alarm whose play is not offered, the opponent accepts."""
+        name = str(side).capitalize()
+
+        def told() -> bool:
+            text = " ".join(self.display)
+            return f"{name} played" in text or " wins " in text or "on MENU" in text or self.illegal_lit
+        yield from self._wait_for(told, patience=2 * self.patience)
+        if not ("on MENU" in " ".join(self.display) or self.illegal_lit):
+            return
+        play = next(lp.play for lp in legal_plays(before, side, dice) if lp.position == after)
+        self.tally.picked += 1
+        if not (yield from self._choose(f"{name} played {play or 'nothing'}", required=not self.illegal_lit)):
+            yield from self._press("accept")
 
     # ------------------------------------------------------------------ the match
     def resume(self, game_index: int, entry_index: int, position: Position, cube: tuple[int, str]) -> None:
@@ -181,6 +202,7 @@ class SimPlayers:
                     yield from self._play(turn.side, position, after, turn.dice, halves)
                 else:
                     yield from self._pick_up(side, halves)
+                    yield from self._verdict(turn.side, position, after, turn.dice)
                 position = after
             elif turn.action is Action.DOUBLE:
                 where = side if cube == 1 else self.camera.scene.cube.side
@@ -237,6 +259,7 @@ class SimPlayers:
                 yield from self._pick_up(name, halves)
             yield from self._wait_for(lambda: not self.illegal_lit)
             self._expect_illegal = False
+            yield from self._verdict(side, before, after, dice)
             return
         yield from self._arrange(before, after, name)
         if self.mistakes and len(halves) == 1 and self.rng.random() < self.mistakes / 2:
@@ -249,8 +272,7 @@ class SimPlayers:
             yield from self._pick_up(other, (other,))
             self._expect_roll_again = False
         yield from self._pick_up(name, halves)
-        if self.illegal_lit:
-            yield from self._press("accept")  # a false alarm: the opponent accepts the play as it stands
+        yield from self._verdict(side, before, after, dice)
 
     def _accept_and_take_back(self, side: Side, dice, halves) -> Iterator[Frame | ButtonPress]:
         """The opponent accepts the illegal play; then the player asks to take it back (UNDO),
