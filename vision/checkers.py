@@ -33,11 +33,14 @@ from vision.observation import PointRead
 LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)     # L, a, b in change measures
 COLOUR_WEIGHTS = np.array((0.3, 1.0, 1.0), np.float32)  # L counts less: the light varies
 CHANGE = 60.0           # mean weighted squared Lab change from the empty board of a checker
+FIRST_CHANGE = 120.0    # least change of a faint circle taken for a point's first checker
+SLOT_CIRCLE = 0.25      # a circle this near (D) a row's empty slot fills it
 OFF_GRID = 0.12         # a checker this far (D) between the row's slots lies on top of the row
 FACE_SPREAD = 10.0      # lightness spread over a checker's face beyond which it is not one
 FAINT = 300.0           # a change below which a checker's rings must show clearly
 STRONG = 600.0          # a change only checkers (or a hand) make
 RADIUS = 0.485          # a checker's radius (D)
+CENTRE = 12             # index of the unshifted place among the 5 x 5 tried round a circle
 ANGLES = np.linspace(0, 2 * np.pi, 32, endpoint=False)
 RING_RADII = np.linspace(0.0, 0.85, 18)     # radii (checker radii) of the rings inside a checker
 RING_GAIN = (0.5, 1.7)  # light on a checker's rings over the light where they were learned
@@ -113,18 +116,25 @@ class CheckerField:
         diff = lab - self.empty
         change = cv2.blur((diff * diff) @ LAB_WEIGHTS, self._change_box)
         faces = cv2.blur(lab, self._face_box)
-        discs = self._discs(lab, change, faces)
+        circles = checker_circles(lab[..., 0], self.model.ppd, self.roi)
+        discs, faint = self._discs(lab, change, faces, circles)
         columns = self._columns(discs)
-        points = [self._point(n, columns.get(n, []), change, faces) for n in range(1, 25)]
+        firsts = self._columns(faint)
+        points = [self._point(n, columns.get(n, []), change, faces, circles, firsts.get(n, []))
+                  for n in range(1, 25)]
         bar = {c: self._bar(c, columns.get(("bar", c), [])) for c in ("white", "black")}
         trays = {c: self._tray(lab, c) for c in ("white", "black")}
         return Reading(discs, points, bar, trays)
 
-    def _discs(self, lab: np.ndarray, change: np.ndarray, faces: np.ndarray) -> list[Disc]:
-        circles = checker_circles(lab[..., 0], self.model.ppd, self.roi)
+    def _discs(self, lab: np.ndarray, change: np.ndarray, faces: np.ndarray,
+               circles: np.ndarray) -> tuple[list[Disc], list[Disc]]:
+        """The checkers among the circles, and the faint ones: circles the empty board does
+        not draw, on a change too faint (a checker on a point of its colour) for rings
+        that do not follow the learned ones."""
         discs: list[Disc] = []
+        faint: list[Disc] = []
         if not len(circles):
-            return discs
+            return discs, faint
         h, w = change.shape
         # the circle's centre may be a pixel or two off: try the places around it
         offsets = np.array([(dx, dy) for dy in (-2, -1, 0, 1, 2) for dx in (-2, -1, 0, 1, 2)], np.float64)
@@ -145,16 +155,18 @@ class CheckerField:
             misfit, ringed = self._fits(rings[mine], colour, amounts[mine])
             ringed &= ~board[mine]
             for i, k in zip(np.flatnonzero(mine), range(int(mine.sum()))):
+                x, y = circles[i, :2]
+                if FIRST_CHANGE <= amounts[i] < STRONG and not ringed[k].any() and not board[i, CENTRE]:
+                    faint.append(Disc(float(x), float(y), colour, float(amounts[i])))
                 if amounts[i] < CHANGE:
                     continue
-                x, y = circles[i, :2]
                 if ringed[k].any():
                     best = int(np.argmin(np.where(ringed[k], misfit[k], np.inf)))
                     discs.append(Disc(float(x + offsets[best, 0]), float(y + offsets[best, 1]), colour,
                                       float(amounts[i])))
                 elif amounts[i] >= STRONG:
                     discs.append(Disc(float(x), float(y), colour, float(amounts[i]), partial=True))
-        return self._lone_checkers(lab, discs)
+        return self._lone_checkers(lab, discs), faint
 
     def _lone_checkers(self, lab: np.ndarray, discs: list[Disc]) -> list[Disc]:
         """A strong circle whose rings did not follow the learned ones is a checker when
@@ -229,12 +241,21 @@ class CheckerField:
         return out
 
     # ------------------------------------------------------------------ points
-    def _slot_looks(self, x: float, y: float, colour: str, change: np.ndarray, faces: np.ndarray) -> bool:
-        """Whether a slot inside a row that the circles missed holds a checker of
-        ``colour``: it differs from the empty board and its colour is nearer the
-        checker's than the empty board's."""
+    def _slot_looks(self, x: float, y: float, colour: str, change: np.ndarray, faces: np.ndarray,
+                    circles: np.ndarray) -> bool:
+        """Whether a slot inside a row (below a checker seen) that holds no checker found
+        holds one of ``colour``: a circle a checker wide there with a face of that colour
+        (one whose rings were too faint: a checker on a point of its own colour), or the
+        frame differs there from the empty board and its colour is nearer the checker's
+        than the empty board's."""
         h, w = change.shape
         xi, yi = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1)
+        if len(circles):
+            near = np.hypot(circles[:, 0] - x, circles[:, 1] - y) < SLOT_CIRCLE * self.model.ppd
+            for cx, cy, _ in circles[near]:
+                cxi, cyi = min(max(int(round(cx)), 0), w - 1), min(max(int(round(cy)), 0), h - 1)
+                if self._colour(faces[cyi, cxi]) == colour:
+                    return True
         if change[yi, xi] < CHANGE:
             return False
         face = faces[yi, xi]
@@ -242,12 +263,21 @@ class CheckerField:
         to_empty = float((((face - self.empty_faces[yi, xi]) ** 2) * COLOUR_WEIGHTS).sum())
         return to_checker < to_empty and self._colour(face) == colour
 
-    def _point(self, n: int, discs: list[Disc], change: np.ndarray, faces: np.ndarray) -> PointRead:
+    def _point(self, n: int, discs: list[Disc], change: np.ndarray, faces: np.ndarray,
+               circles: np.ndarray, faint: list[Disc]) -> PointRead:
+        """The point's row from its base: checkers found, slots between them that look
+        filled, and a faint circle in the first slot where no checker was found near the
+        base (checkers lie from the base up, so that slot holds one)."""
         m = self.model
         s = m.ppd
         x, y, d = m.point_base(n)
         along = sorted((((dd.y - y) * d / s, dd) for dd in discs), key=lambda t: t[0])
         along = [(a, dd) for a, dd in along if a > 0.1]
+        if not along or along[0][0] > 1.45:
+            first = [dd for dd in faint if abs((dd.y - y) * d / s - 0.5) < SLOT_CIRCLE
+                     and abs(dd.x - x) < SLOT_CIRCLE * s and (not along or dd.colour == along[0][1].colour)]
+            if first:
+                along.insert(0, ((first[0].y - y) * d / s, first[0]))
         if not along:
             return PointRead(n, None, 0, (0, 0), 1.0)
         votes = {"white": 0.0, "black": 0.0}
@@ -261,7 +291,7 @@ class CheckerField:
         reach = 0.0
         for a, dd in along:
             while a - reach > 1.45:
-                if not self._slot_looks(x + shift, y + d * (reach + 0.5) * s, colour, change, faces):
+                if not self._slot_looks(x + shift, y + d * (reach + 0.5) * s, colour, change, faces, circles):
                     break
                 reach += 1.0
             if a - reach > 1.45:
