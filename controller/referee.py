@@ -221,6 +221,14 @@ def _die_fault(die, roller_halves: tuple[str, ...]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class UnseenRoll:
+    """A roll the camera never saw and a legal play of it that explains the board."""
+
+    dice: tuple[int, int]
+    play: LegalPlay
+
+
 # ---------------------------------------------------------------------------- the referee
 class Referee:
     """The state machine. ``feed(observation)`` or ``feed(Press(...))``, each returning a :class:`Decision`."""
@@ -234,6 +242,7 @@ class Referee:
         self.illegal: IllegalPlayError | None = None
         self.illegal_position: Position | None = None
         self.choices: list[LegalPlay] = []  # the legal plays MENU offers when the camera cannot settle the play
+        self.unseen: list[UnseenRoll] = []  # the rolls and plays MENU offers when checkers moved with no roll seen
         self.unsettled_since: float | None = None
         self.unclear_since: float | None = None
         self.asked_clear = False
@@ -412,6 +421,7 @@ class Referee:
         if not dice:
             self.roll_fault = None
             self.void_half = None
+            self._unseen_roll(obs, d)
             return
         if not fresh:
             return
@@ -430,6 +440,31 @@ class Referee:
         self.roll_fault = None
         self._accept({"type": "roll", "side": roller, "dice": [dice[0].value, dice[1].value]}, d)
         self._after_roll(d)
+
+    def _unseen_roll(self, obs, d: Decision) -> None:
+        """Checkers moved while the referee waits for a roll it never saw (the dice thrown and
+        picked up unseen): the players may pick the roll and its play on MENU among those
+        that explain the board; nothing is taken without them. A board no roll explains
+        (a misread) is left alone."""
+        game = self.game
+        if not self._steady() or explains(obs, game.position):
+            self.unseen = []
+            return
+        if self._agreeing > self.timing.roll_confirm_frames:
+            return  # this reading was looked into already
+        found = []
+        for high in range(1, 7):
+            for low in range(1, high + 1):
+                for lp in legal_plays(game.position, game.turn, (high, low)):
+                    if lp.play and misfit(obs, lp.position) == 0:
+                        found.append((distance(obs, lp.position), UnseenRoll((high, low), lp)))
+        found.sort(key=lambda item: item[0])
+        self.unseen = [unseen for _, unseen in found[:CHOICES]]
+        if self.unseen and not self.asked_to_pick:
+            self.asked_to_pick = True
+            d.signals.append(Beep("attention"))
+            who = side_name(game.turn).capitalize()
+            self._show_state(d, f"{who}'s roll was not seen: pick the roll and play on MENU")
 
     def _cube_offered(self, obs, side: Side, d: Decision) -> bool:
         """A cube turned to the next value before the roll is a double offered by ``side``."""
@@ -550,6 +585,7 @@ class Referee:
         was_illegal = self.illegal is not None
         self.illegal = self.illegal_position = None
         self.choices = []
+        self.unseen = []
         self.unclear_since = None
         self.asked_to_pick = False
         self.need_clear = {h for h in self.need_clear if h == self.void_half}
@@ -632,9 +668,11 @@ class Referee:
             items.append((f"{answerer.capitalize()} accepts", {"type": "resign_accept", "side": answerer}))
             items.append((f"{answerer.capitalize()} refuses", {"type": "resign_refuse", "side": answerer}))
         elif game is not None and game.phase in (Phase.ROLL, Phase.MOVE):
+            who = side_name(game.turn).capitalize()
             if game.phase is Phase.MOVE and self.picked_up:
-                who = side_name(game.turn).capitalize()
                 items += [(f"{who} played {lp.play or 'nothing'}", lp) for lp in self.choices]
+            if game.phase is Phase.ROLL:
+                items += [(f"{who} rolled {u.dice[0]}{u.dice[1]} and played {u.play.play}", u) for u in self.unseen]
             if game.phase is Phase.ROLL and game.why_no_double(game.turn) is None:
                 items.append((f"{side_name(game.turn).capitalize()} doubles",
                               {"type": "double", "side": side_name(game.turn)}))
@@ -672,6 +710,12 @@ class Referee:
         if isinstance(action, LegalPlay):
             if self.game is not None and self.game.phase is Phase.MOVE and action in self.choices:
                 self._play(action, d, chosen=True)
+            return
+        if isinstance(action, UnseenRoll):
+            if self.game is not None and self.game.phase is Phase.ROLL and action in self.unseen:
+                side = side_name(self.game.turn)
+                self._accept({"type": "roll", "side": side, "dice": list(action.dice), "chosen": True}, d)
+                self._play(action.play, d, chosen=True)
             return
         self._apply_action(action, d)
 

@@ -244,6 +244,29 @@ def test_a_false_alarm_is_put_right_by_picking_the_play_on_menu():
     assert any(isinstance(s, Lights) and not s.illegal for s in d.signals)
 
 
+def test_a_roll_the_camera_never_saw_is_picked_with_its_play_on_menu():
+    table, pos = _black_to_roll()
+    after = apply_play(pos, BLACK, (5, 3), "13/8 13/10")
+    d = table.look(after)  # Black rolled, played and picked up the dice unseen
+    assert types(d) == [] and any("not seen" in t for t in texts(d))
+    labels = _menu_labels(table)
+    assert "Black rolled 53 and played 13/10 13/8" in labels
+    assert all(not label.startswith("Black rolled") or "played" in label for label in labels)
+    d = _pick(table, "Black rolled 53 and played 13/10 13/8")
+    assert types(d) == ["roll", "play"] and all(e["chosen"] for e in d.events)
+    assert table.position == after and table.game.turn == WHITE
+    # the board as the referee knows it raises nothing more
+    assert types(table.look(after)) == [] and not any("not seen" in t for t in texts(table.look(after)))
+
+
+def test_a_misread_no_roll_explains_is_left_alone_before_the_roll():
+    table, pos = _black_to_roll()
+    misread = Position.from_points([p + 1 if i == 0 else p for i, p in enumerate(pos.points())])
+    d = table.look(misread)
+    assert types(d) == [] and not any(isinstance(s, Beep) for s in d.signals)
+    assert not any(label.startswith("Black rolled") for label in _menu_labels(table))
+
+
 def test_dance_is_accepted_when_the_dice_are_picked_up():
     closed = Position.from_points({19: -2, 20: -2, 21: -2, 22: -2, 23: -2, 24: -2, 12: -3, 13: 14}, bar=(1, 0))
     table = Table()

@@ -82,6 +82,28 @@ def test_plays_the_camera_cannot_settle_are_picked_by_the_players_on_menu(shared
     assert (tmp_path / "replay.journal").read_text().count('"chosen"') == result.tally.picked
 
 
+def eyes_missing_rolls():
+    """Eyes that never see a roll whose two dice add up to an odd number (the opening excepted)."""
+    look = eyes()
+
+    def missing(frame):
+        obs = look(frame)
+        dice = obs.dice
+        if len(dice) == 2 and dice[0].half == dice[1].half and (dice[0].value + dice[1].value) % 2:
+            return replace(obs, dice=())
+        return obs
+    return missing
+
+
+def test_rolls_the_camera_never_saw_are_picked_with_their_plays_on_menu(shared_data, tmp_path):
+    result = replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
+                    eyes=eyes_missing_rolls(), journal_dir=tmp_path)
+    assert result.same_match, result.differences
+    assert result.tally.picked >= 2 and result.tally.false_alarms == 0
+    events = [line for line in (tmp_path / "replay.journal").read_text().splitlines() if '"chosen"' in line]
+    assert sum('"roll"' in line for line in events) == result.tally.picked
+
+
 SCRIPT = textwrap.dedent("""
     import sys
     sys.path[:0] = [{repo!r}, {tests!r}]

@@ -139,8 +139,8 @@ class SimPlayers:
 
     def _verdict(self, side: Side, before: Position, after: Position, dice) -> Iterator[Frame | ButtonPress]:
         """After the pick-up, wait for the referee to take the play. A play it cannot settle
-        from the camera (it asks), or calls illegal by mistake, the players pick on MENU; a
-        false alarm whose play is not offered, the opponent accepts."""
+        from the camera (it asks), or calls illegal by mistake, and a roll it did not see, the
+        players pick on MENU; a false alarm whose play is not offered, the opponent accepts."""
         name = str(side).capitalize()
 
         def told() -> bool:
@@ -150,8 +150,11 @@ class SimPlayers:
         if not ("on MENU" in " ".join(self.display) or self.illegal_lit):
             return
         play = next(lp.play for lp in legal_plays(before, side, dice) if lp.position == after)
+        label = f"{name} played {play or 'nothing'}"
+        if "not seen" in " ".join(self.display):
+            label = f"{name} rolled {max(dice)}{min(dice)} and played {play}"
         self.tally.picked += 1
-        if not (yield from self._choose(f"{name} played {play or 'nothing'}", required=not self.illegal_lit)):
+        if not (yield from self._choose(label, required=not self.illegal_lit)):
             yield from self._press("accept")
 
     # ------------------------------------------------------------------ the match
