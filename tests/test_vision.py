@@ -227,12 +227,20 @@ def test_unseen_checkers_go_to_the_one_place_that_can_hide_them():
     assert off == {"white": (3, 3), "black": (0, 0)}
 
 
-def test_unseen_checkers_with_two_full_rows_keep_ranges():
-    # a pile and a row of five may each hide the one White checker not seen
-    points = _reads({6: 5, 8: 5, 13: 4, 19: -15}, {6: (5, 15)})
+def test_unseen_checkers_with_two_piles_keep_ranges():
+    # two piles may each hide the one White checker not seen; the row of five is plain
+    points = _reads({6: 5, 8: 5, 13: 4, 19: -15}, {6: (5, 15), 8: (5, 15)})
     out, _, off = resolve_totals(points, {"white": (0, 0), "black": (0, 0)}, {"white": 0, "black": 0}, {}, 15)
-    assert out[5].count_range == (5, 6) and out[7].count_range == (5, 6)
+    assert out[5].count_range == (5, 6) and out[7].count_range == (5, 6) and out[12].certain
     assert not out[5].certain and not out[7].certain and off["white"] == (0, 0)
+
+
+def test_a_full_row_without_a_pile_keeps_a_range():
+    # no pile seen: the row of five may hide the missing checker, or it was missed anywhere
+    points = _reads({6: 5, 8: 5, 13: 4, 19: -15})
+    out, bar, off = resolve_totals(points, {"white": (0, 0), "black": (0, 0)}, {"white": 0, "black": 0}, {}, 15)
+    assert out[5].count_range == (5, 6) and out[7].count_range == (5, 6) and out[12].count_range == (4, 5)
+    assert off["white"] == (0, 1) and bar["white"] == (0, 1)
 
 
 def test_unseen_checkers_with_nowhere_to_hide_are_never_borne_off_by_guess():

@@ -414,11 +414,11 @@ class CheckerField:
 
 def resolve_totals(points: list[PointRead], bar: dict, trays: dict, hidden_trays: dict, checkers: int):
     """Each side has ``checkers``, on its points, the bar and in its tray. Where those
-    seen and the tray's reading fall short, the missing checkers lie where a row may
-    hide more: its piles and full rows (a unique such place takes them all; several
-    keep ranges up to the missing number), a covered point or tray; with no such place
-    anything seen may be short (every point the side may hold, the bar and the tray get
-    ranges). Where they exceed it, a tray read too long or a checker seen that is not
+    seen and the tray's reading fall short, the missing checkers lie in its piles (a
+    single pile takes them all; several keep ranges up to the missing number) or a
+    covered place; with no pile seen, a full row may hide them or they were missed
+    anywhere: every point the side may hold, the bar and the tray get ranges up to the
+    missing number. Where they exceed it, a tray read too long or a checker seen that is not
     there: the side's counts and its tray become ranges down to what the total allows.
     Returns (points, bar, off) with off as (min, max) per side."""
     points = list(points)
@@ -452,22 +452,21 @@ def resolve_totals(points: list[PointRead], bar: dict, trays: dict, hidden_trays
             continue
         off[colour] = (tray, tray)
         piles = [p for p in mine if p.count_range[0] != p.count_range[1]]
-        rows = [p for p in mine if p.count_range[0] == p.count_range[1] >= ROW]
-        places = piles + rows + ([None] if bar[colour][0] != bar[colour][1] else [])
+        places = piles + ([None] if bar[colour][0] != bar[colour][1] else [])
         if missing == 0:
             for p in piles:
                 high[p.point - 1] = p.count_range[0]
             bar[colour] = (bar[colour][0], bar[colour][0])
         elif len(places) == 1 and places[0] is not None and not places[0].occluded \
-                and places[0].count_range[0] + missing <= places[0].count_range[1] + (places[0] in rows) * missing:
+                and places[0].count_range[0] + missing <= places[0].count_range[1]:
             p = places[0]
             low[p.point - 1] = high[p.point - 1] = p.count_range[0] + missing
         elif places:
-            for p in piles + rows:
-                high[p.point - 1] = min(max(p.count_range[1], p.count_range[0] + missing) if p in rows
-                                        else p.count_range[1], p.count_range[0] + missing)
+            for p in piles:
+                high[p.point - 1] = min(p.count_range[1], p.count_range[0] + missing)
             bar[colour] = (bar[colour][0], min(bar[colour][1], bar[colour][0] + missing))
         else:
+            # no pile seen: a full row may hide more, or a checker was missed anywhere
             spread[colour] = missing
             off[colour] = (tray, tray + missing)
             bar[colour] = (bar[colour][0], bar[colour][0] + missing)
