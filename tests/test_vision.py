@@ -261,3 +261,22 @@ def test_too_many_checkers_seen_make_the_side_uncertain():
     out, bar, off = resolve_totals(points, {"white": (0, 0), "black": (0, 0)}, {"white": 1, "black": 0}, {}, 15)
     assert off["white"] == (0, 1) and out[0].count_range == (1, 2) and out[4].count_range == (3, 4)
     assert Observation(True, True, tuple(out), bar=bar, off=off).to_position() is None
+
+
+def test_piles_of_six_to_nine_are_counted(tournament):
+    _, _, cal = tournament
+    for pile, seed in ((6, 11), (7, 12), (8, 13), (9, 11)):
+        position = Position.from_points({6: pile, 8: 3, 13: 11 - pile, 3: 1, 19: -9, 24: -2, 12: -4})
+        frame, truth = render(position, dice=(), seed=seed, style="tournament", conditions=CLEAN)
+        obs = BoardReader(cal).read(frame)
+        assert obs.point(6).count_range == (pile, pile) and obs.to_position() == position, pile
+
+
+def test_a_hand_over_a_pile_leaves_an_honest_range(tournament):
+    _, _, cal = tournament
+    position = Position.from_points({6: 8, 8: 3, 13: 3, 3: 1, 19: -9, 24: -2, 12: -4})
+    frame, truth = render(position, dice=(), seed=12, style="tournament", conditions=CLEAN,
+                          hand=Hand(target=6, side="white"))
+    obs = BoardReader(cal).read(frame)
+    assert not obs.settled and obs.to_position() is None and 6 in truth.occluded_points
+    assert obs.admits(position) and not obs.point(6).certain
