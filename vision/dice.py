@@ -261,7 +261,7 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
     if fit < min_fit or at_by_pattern[p] is None:
         return None
     rival = max(float(f) for f, v in zip(fit_by_pattern, _VALUE) if v != value)
-    place, spacing, contrast, side, _ = at_by_pattern[p]
+    place, spacing, contrast, side = at_by_pattern[p]
     if blob and _fit_one(up, place, side, spacing, _ON[p], blob) >= _fit_one(up, place, side, spacing, _ON[p], 1.0):
         return None
     cx, cy = cv2.invertAffineTransform(upright) @ np.array([place[0], place[1], 1.0])
@@ -331,23 +331,15 @@ _AVERAGE_T = np.ascontiguousarray((_ON / _COUNTS[:, None]).T.astype(np.float32))
 _PROBES = np.concatenate([_SITES, _GAPS]).astype(np.float32)                     # sites then gaps
 
 
-def _fit_upright(lab: np.ndarray | _Upright, die_px: float, search: float, faces: tuple[float, ...], lone: float,
+def _fit_upright(up: _Upright, die_px: float, search: float, faces: tuple[float, ...], lone: float,
                  squash: tuple[float, float] = (1.0, 1.0), ratios: tuple[float, ...] = PHOTO_RATIOS):
     """Best fit per pattern of an upright face (see ``read_face``) and where it was:
-    (fits, [(place, spacing, contrast, face side, lattice point) or None]); face centres
-    lie on a lattice ``STEP`` die widths fine, up to ``search`` die widths from the middle."""
-    up = lab if isinstance(lab, _Upright) else _Upright(lab)
+    (fits, [(place, spacing, contrast, face side) or None]); face centres lie on a
+    lattice ``STEP`` die widths fine, up to ``search`` die widths either way from the middle."""
     step = max(1.0, die_px * STEP)
     reach = int(search * die_px / step + 1e-6)
     tx, ty = np.meshgrid(np.arange(-reach, reach + 1), np.arange(-reach, reach + 1))
-    return _fit_places(up, np.stack([tx.ravel(), ty.ravel()], axis=1), step, die_px, faces, lone, squash, ratios, 1.0)
-
-
-def _fit_places(up: _Upright, lattice: np.ndarray, step: float, die_px: float, faces: tuple[float, ...],
-                lone: float, squash: tuple[float, float], ratios: tuple[float, ...], relax: float):
-    """Best fit per pattern over the face centres at ``lattice`` (K x 2 integer steps of
-    ``step`` pixels from the patch centre), the pip tests loosened by ``relax`` (1: as
-    ``read_face`` says): (fits, [(place, spacing, contrast, face side, lattice point) or None])."""
+    lattice = np.stack([tx.ravel(), ty.ravel()], axis=1)
     n = up.n
     places = (lattice * step).astype(np.float32) + np.float32((n - 1) / 2)
     # a face far from where the die was found is less likely (a pip at a corner of a face
@@ -397,12 +389,11 @@ def _fit_places(up: _Upright, lattice: np.ndarray, step: float, die_px: float, f
             each = s0[None] * probes[0] + s1[None] * probes[1] + s2[None] * probes[2] - base[None]   # (13,K,P)
             weakest = (each[:9] + _ON_ONLY).min(axis=0) * inverse
             strongest = np.maximum((each[:9] + _OFF_ONLY).max(axis=0), each[9:].max(axis=0)) * inverse
-            fit = np.where((contrast2 >= (MIN_CONTRAST / relax) ** 2) & (weakest >= WEAKEST / relax)
-                           & (strongest <= GAP * relax), fit, 0.0)
+            fit = np.where((contrast2 >= MIN_CONTRAST ** 2) & (weakest >= WEAKEST) & (strongest <= GAP), fit, 0.0)
             i = np.argmax(fit, axis=0)                                              # (P,)
             for p in np.nonzero(fit[i, np.arange(len(PATTERNS))] > best_fit)[0]:
                 best_fit[p] = float(fit[i[p], p])
-                best_at[p] = (places[i[p]], spacing, float(np.sqrt(contrast2[i[p], p])), side, lattice[i[p]])
+                best_at[p] = (places[i[p]], spacing, float(np.sqrt(contrast2[i[p], p])), side)
     return best_fit, best_at
 
 
