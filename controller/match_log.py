@@ -79,7 +79,8 @@ class MatchLog:
         self.ended = False
         self.games: list[GameLog] = []
         self.events: list[dict] = [self.match_event()]
-        self._before_play: list[tuple[Match, int]] = []
+        self._before_play: list[tuple[Match, int, Match | None]] = []
+        self._before_roll: Match | None = None  # the match before the roll being played (to correct its dice)
 
     @classmethod
     def from_events(cls, events: list[dict]) -> MatchLog:
@@ -112,6 +113,11 @@ class MatchLog:
     @property
     def position(self) -> Position:
         return self.game.position if self.game else Position.initial(self.rules.variant)
+
+    @property
+    def dice_correctable(self) -> bool:
+        """The roll being played may have its dice corrected (not an opening roll, not played)."""
+        return self._before_roll is not None and self.game is not None and self.game.phase is Phase.MOVE
 
     def record(self) -> GameLog:
         return self.games[-1]
@@ -149,6 +155,7 @@ class MatchLog:
         self.match = self.match.new_game()
         self.games.append(GameLog(len(self.games) + 1, self.match.score, self.match.game.crawford))
         self._before_play.clear()
+        self._before_roll = None
 
     def _on_opening(self, event: dict) -> None:
         game = self.game.opening_roll(int(event["white"]), int(event["black"]))
@@ -158,15 +165,29 @@ class MatchLog:
 
     def _on_roll(self, event: dict) -> None:
         side = side_of(event["side"])
+        before = self.match
         game = self.game.roll(side, tuple(event["dice"]))
         self._set(game)
         self._add(Turn(0, 0, side, Action.ROLL, game.dice), game)
+        self._before_roll = before
+
+    def _on_dice(self, event: dict) -> None:
+        """The dice of the roll not yet played, corrected (the camera misread them)."""
+        side = side_of(event["side"])
+        game = self.game
+        if self._before_roll is None or game is None or game.phase is not Phase.MOVE or game.turn != side:
+            raise ValueError(f"{side} has no roll to correct")
+        game = self._before_roll.game.roll(side, tuple(event["dice"]))
+        self.match = self._before_roll.with_game(game)
+        record = self.record()
+        record.turns[-1] = replace(record.turns[-1], turn=replace(record.turns[-1].turn, dice=game.dice))
 
     def _play(self, event: dict, accepted: bool) -> None:
         side = side_of(event["side"])
         if self.game.turn != side or self.game.phase is not Phase.MOVE:
             raise ValueError(f"{side} cannot play now")
-        self._before_play.append((self.match, len(self.record().turns)))
+        self._before_play.append((self.match, len(self.record().turns), self._before_roll))
+        self._before_roll = None
         before = self.game.position
         after = Position.from_position_id(event["position"], WHITE, self.rules.variant)
         if accepted:
@@ -196,7 +217,7 @@ class MatchLog:
     def _on_undo(self, event: dict) -> None:
         if not self._before_play:
             raise ValueError("there is no play to take back in this game")
-        match, turns = self._before_play.pop()
+        match, turns, self._before_roll = self._before_play.pop()
         record = self.record()
         del record.turns[turns:]
         roll = record.turns[-1]

@@ -222,8 +222,8 @@ def _die_fault(die, roller_halves: tuple[str, ...]) -> str | None:
 
 
 @dataclass(frozen=True)
-class UnseenRoll:
-    """A roll the camera never saw and a legal play of it that explains the board."""
+class RollAndPlay:
+    """A roll the camera missed or misread, and a legal play of it that explains the board."""
 
     dice: tuple[int, int]
     play: LegalPlay
@@ -242,7 +242,7 @@ class Referee:
         self.illegal: IllegalPlayError | None = None
         self.illegal_position: Position | None = None
         self.choices: list[LegalPlay] = []  # the legal plays MENU offers when the camera cannot settle the play
-        self.unseen: list[UnseenRoll] = []  # the rolls and plays MENU offers when checkers moved with no roll seen
+        self.other_rolls: list[RollAndPlay] = []  # MENU offers them when the roll was missed or misread
         self.unsettled_since: float | None = None
         self.unclear_since: float | None = None
         self.asked_clear = False
@@ -368,6 +368,10 @@ class Referee:
         d.signals.append(Beep("roll-again"))
         self._show_state(d, f"Roll again: {reason}")
 
+    def _reading_is_new(self) -> bool:
+        """This frame confirms a reading for the first time (a decision made on it once is not redone)."""
+        return self._agreeing == self.timing.confirm_frames
+
     def _steady(self) -> bool:
         """The reading has held long enough to take a roll or a cube action from it."""
         return self._agreeing >= self.timing.roll_confirm_frames
@@ -448,23 +452,30 @@ class Referee:
         (a misread) is left alone."""
         game = self.game
         if not self._steady() or explains(obs, game.position):
-            self.unseen = []
+            self.other_rolls = []
             return
         if self._agreeing > self.timing.roll_confirm_frames:
             return  # this reading was looked into already
-        found = []
-        for high in range(1, 7):
-            for low in range(1, high + 1):
-                for lp in legal_plays(game.position, game.turn, (high, low)):
-                    if lp.play and misfit(obs, lp.position) == 0:
-                        found.append((distance(obs, lp.position), UnseenRoll((high, low), lp)))
-        found.sort(key=lambda item: item[0])
-        self.unseen = [unseen for _, unseen in found[:CHOICES]]
-        if self.unseen and not self.asked_to_pick:
+        self.other_rolls = self._rolls_explaining(obs)
+        if self.other_rolls and not self.asked_to_pick:
             self.asked_to_pick = True
             d.signals.append(Beep("attention"))
             who = side_name(game.turn).capitalize()
             self._show_state(d, f"{who}'s roll was not seen: pick the roll and play on MENU")
+
+    def _rolls_explaining(self, obs, besides: tuple[int, int] | None = None) -> list[RollAndPlay]:
+        """The rolls other than ``besides`` with a legal play that explains the board, nearest first."""
+        game = self.game
+        found = []
+        for high in range(1, 7):
+            for low in range(1, high + 1):
+                if besides is not None and sorted(besides) == [low, high]:
+                    continue
+                for lp in legal_plays(game.position, game.turn, (high, low)):
+                    if lp.play and misfit(obs, lp.position) == 0:
+                        found.append((distance(obs, lp.position), RollAndPlay((high, low), lp)))
+        found.sort(key=lambda item: item[0])
+        return [roll for _, roll in found[:CHOICES]]
 
     def _cube_offered(self, obs, side: Side, d: Decision) -> bool:
         """A cube turned to the next value before the roll is a double offered by ``side``."""
@@ -543,6 +554,8 @@ class Referee:
             self._play(matches[0], d)
             return
         self.choices = matches[:CHOICES] or [plays[i] for _, _, i in fits[:CHOICES]]
+        if not matches and self.log.dice_correctable and self._reading_is_new():
+            self.other_rolls = self._rolls_explaining(obs, besides=game.dice)
         if matches:
             self._unclear(now, d, "several checkers cannot be told apart")
             return
@@ -585,7 +598,7 @@ class Referee:
         was_illegal = self.illegal is not None
         self.illegal = self.illegal_position = None
         self.choices = []
-        self.unseen = []
+        self.other_rolls = []
         self.unclear_since = None
         self.asked_to_pick = False
         self.need_clear = {h for h in self.need_clear if h == self.void_half}
@@ -671,8 +684,9 @@ class Referee:
             who = side_name(game.turn).capitalize()
             if game.phase is Phase.MOVE and self.picked_up:
                 items += [(f"{who} played {lp.play or 'nothing'}", lp) for lp in self.choices]
-            if game.phase is Phase.ROLL:
-                items += [(f"{who} rolled {u.dice[0]}{u.dice[1]} and played {u.play.play}", u) for u in self.unseen]
+            if game.phase is Phase.ROLL or (game.phase is Phase.MOVE and self.picked_up):
+                items += [(f"{who} rolled {r.dice[0]}{r.dice[1]} and played {r.play.play}", r)
+                          for r in self.other_rolls]
             if game.phase is Phase.ROLL and game.why_no_double(game.turn) is None:
                 items.append((f"{side_name(game.turn).capitalize()} doubles",
                               {"type": "double", "side": side_name(game.turn)}))
@@ -711,10 +725,12 @@ class Referee:
             if self.game is not None and self.game.phase is Phase.MOVE and action in self.choices:
                 self._play(action, d, chosen=True)
             return
-        if isinstance(action, UnseenRoll):
-            if self.game is not None and self.game.phase is Phase.ROLL and action in self.unseen:
-                side = side_name(self.game.turn)
-                self._accept({"type": "roll", "side": side, "dice": list(action.dice), "chosen": True}, d)
+        if isinstance(action, RollAndPlay):
+            game = self.game
+            if game is not None and game.phase in (Phase.ROLL, Phase.MOVE) and action in self.other_rolls:
+                kind = "roll" if game.phase is Phase.ROLL else "dice"  # a roll missed, or misread
+                self._accept({"type": kind, "side": side_name(game.turn), "dice": list(action.dice),
+                              "chosen": True}, d)
                 self._play(action.play, d, chosen=True)
             return
         self._apply_action(action, d)

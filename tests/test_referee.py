@@ -259,6 +259,22 @@ def test_a_roll_the_camera_never_saw_is_picked_with_its_play_on_menu():
     assert types(table.look(after)) == [] and not any("not seen" in t for t in texts(table.look(after)))
 
 
+def test_a_misread_roll_is_put_right_with_its_play_on_menu():
+    table, pos = _black_to_roll()
+    table.look(pos, [Die(5, "black"), Die(1, "black")])  # the camera read a 1 where the die shows a 3
+    after = apply_play(pos, BLACK, (5, 3), "13/8 13/10")
+    d = table.look(after)
+    assert any("Illegal" in t for t in texts(d))
+    assert "Black rolled 53 and played 13/10 13/8" in _menu_labels(table)
+    d = _pick(table, "Black rolled 53 and played 13/10 13/8")
+    assert types(d) == ["dice", "play"] and table.position == after and table.referee.illegal is None
+    log = table.referee.log
+    turn = log.record().turns[-1]
+    assert sorted(turn.turn.dice) == [3, 5] and str(turn.play) == "13/10 13/8"
+    again = MatchLog.from_events(log.events)  # as after a restart
+    assert again.position == after and sorted(again.record().turns[-1].turn.dice) == [3, 5]
+
+
 def test_a_misread_no_roll_explains_is_left_alone_before_the_roll():
     table, pos = _black_to_roll()
     misread = Position.from_points([p + 1 if i == 0 else p for i, p in enumerate(pos.points())])

@@ -104,6 +104,29 @@ def test_rolls_the_camera_never_saw_are_picked_with_their_plays_on_menu(shared_d
     assert sum('"roll"' in line for line in events) == result.tally.picked
 
 
+def eyes_misreading_twos():
+    """Eyes that read a die showing 2 as 1 whenever both dice lie in one half (the opening excepted)."""
+    look = eyes()
+
+    def misread(frame):
+        obs = look(frame)
+        dice = obs.dice
+        if len(dice) == 2 and dice[0].half == dice[1].half:
+            return replace(obs, dice=tuple(replace(die, value=1) if die.value == 2 else die for die in dice))
+        return obs
+    return misread
+
+
+def test_misread_rolls_are_put_right_with_their_plays_on_menu(shared_data, tmp_path):
+    result = replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
+                    eyes=eyes_misreading_twos(), journal_dir=tmp_path)
+    assert result.same_match, result.differences
+    events = (tmp_path / "replay.journal").read_text()
+    # the misread roll is an alarm at the table, put right by the players with the roll and its play
+    assert events.count('"type":"dice"') >= 1
+    assert result.tally.false_alarms == events.count('"type":"dice"')
+
+
 SCRIPT = textwrap.dedent("""
     import sys
     sys.path[:0] = [{repo!r}, {tests!r}]

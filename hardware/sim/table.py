@@ -119,15 +119,15 @@ class SimPlayers:
         yield ButtonPress(button, "sim", self.now)
         yield from self._settle(0.1)
 
-    def _choose(self, label: str, required: bool = True):
-        """Press MENU until the display shows ``label``, then ACCEPT; whether it was offered."""
+    def _choose(self, *labels: str, required: bool = True):
+        """Press MENU until the display shows one of ``labels``, then ACCEPT; whether one was offered."""
         for _ in range(30):
             yield from self._press("menu")
-            if self.display and self.display[-1].endswith(label):
+            if self.display and self.display[-1].endswith(labels):
                 yield from self._press("accept")
                 return True
         if required:
-            raise RuntimeError(f"the menu never offered {label!r} (display: {self.display})")
+            raise RuntimeError(f"the menu never offered {' or '.join(labels)!r} (display: {self.display})")
         yield from self._press("undo")  # close the menu
         return False
 
@@ -139,8 +139,9 @@ class SimPlayers:
 
     def _verdict(self, side: Side, before: Position, after: Position, dice) -> Iterator[Frame | ButtonPress]:
         """After the pick-up, wait for the referee to take the play. A play it cannot settle
-        from the camera (it asks), or calls illegal by mistake, and a roll it did not see, the
-        players pick on MENU; a false alarm whose play is not offered, the opponent accepts."""
+        from the camera (it asks), or calls illegal by mistake (with the roll, when the roll
+        was misread), and a roll it did not see, the players pick on MENU; a false alarm whose
+        play is not offered, the opponent accepts."""
         name = str(side).capitalize()
 
         def told() -> bool:
@@ -150,11 +151,11 @@ class SimPlayers:
         if not ("on MENU" in " ".join(self.display) or self.illegal_lit):
             return
         play = next(lp.play for lp in legal_plays(before, side, dice) if lp.position == after)
-        label = f"{name} played {play or 'nothing'}"
+        labels = (f"{name} played {play or 'nothing'}", f"{name} rolled {max(dice)}{min(dice)} and played {play}")
         if "not seen" in " ".join(self.display):
-            label = f"{name} rolled {max(dice)}{min(dice)} and played {play}"
+            labels = labels[1:]
         self.tally.picked += 1
-        if not (yield from self._choose(label, required=not self.illegal_lit)):
+        if not (yield from self._choose(*labels, required=not self.illegal_lit)):
             yield from self._press("accept")
 
     # ------------------------------------------------------------------ the match
