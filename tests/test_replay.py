@@ -63,63 +63,55 @@ def test_injected_mistakes_are_all_caught_and_corrected(shared_data, tmp_path):
     assert events.count('"accepted"') == events.count('"undo"') == result.tally.accepted
 
 
-def blurred_eyes():
-    """Eyes that count no point exactly: one checker more or fewer on any point, even an empty one."""
+def eyes_that(change):
+    """Perfect eyes whose every observation goes through ``change`` (a camera's weakness)."""
     look = eyes()
+    return lambda frame: change(look(frame))
 
-    def blurred(frame):
-        obs = look(frame)
-        points = tuple(replace(p, count_range=(max(p.count - 1, 0), p.count + 1)) for p in obs.points)
-        return replace(obs, points=points)
-    return blurred
+
+def counting_no_point_exactly(obs):
+    """One checker more or fewer on any point, even an empty one."""
+    return replace(obs, points=tuple(replace(p, count_range=(max(p.count - 1, 0), p.count + 1)) for p in obs.points))
+
+
+def missing_odd_rolls(obs):
+    """A roll whose two dice add up to an odd number is never seen (the opening's dice are)."""
+    dice = obs.dice
+    if len(dice) == 2 and dice[0].half == dice[1].half and (dice[0].value + dice[1].value) % 2:
+        return replace(obs, dice=())
+    return obs
+
+
+def misreading_twos(obs):
+    """A die showing 2 reads as 1 whenever both dice lie in one half (the opening's do not)."""
+    dice = obs.dice
+    if len(dice) == 2 and dice[0].half == dice[1].half:
+        return replace(obs, dice=tuple(replace(die, value=1) if die.value == 2 else die for die in dice))
+    return obs
+
+
+def replay_with(shared_data, tmp_path, change):
+    return replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
+                  eyes=eyes_that(change), journal_dir=tmp_path)
 
 
 def test_plays_the_camera_cannot_settle_are_picked_by_the_players_on_menu(shared_data, tmp_path):
-    result = replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
-                    eyes=blurred_eyes(), journal_dir=tmp_path)
+    result = replay_with(shared_data, tmp_path, counting_no_point_exactly)
     assert result.same_match, result.differences
     assert result.tally.picked >= 1 and result.tally.false_alarms == 0
     assert (tmp_path / "replay.journal").read_text().count('"chosen"') == result.tally.picked
 
 
-def eyes_missing_rolls():
-    """Eyes that never see a roll whose two dice add up to an odd number (the opening excepted)."""
-    look = eyes()
-
-    def missing(frame):
-        obs = look(frame)
-        dice = obs.dice
-        if len(dice) == 2 and dice[0].half == dice[1].half and (dice[0].value + dice[1].value) % 2:
-            return replace(obs, dice=())
-        return obs
-    return missing
-
-
 def test_rolls_the_camera_never_saw_are_picked_with_their_plays_on_menu(shared_data, tmp_path):
-    result = replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
-                    eyes=eyes_missing_rolls(), journal_dir=tmp_path)
+    result = replay_with(shared_data, tmp_path, missing_odd_rolls)
     assert result.same_match, result.differences
     assert result.tally.picked >= 2 and result.tally.false_alarms == 0
     events = [line for line in (tmp_path / "replay.journal").read_text().splitlines() if '"chosen"' in line]
     assert sum('"roll"' in line for line in events) == result.tally.picked
 
 
-def eyes_misreading_twos():
-    """Eyes that read a die showing 2 as 1 whenever both dice lie in one half (the opening excepted)."""
-    look = eyes()
-
-    def misread(frame):
-        obs = look(frame)
-        dice = obs.dice
-        if len(dice) == 2 and dice[0].half == dice[1].half:
-            return replace(obs, dice=tuple(replace(die, value=1) if die.value == 2 else die for die in dice))
-        return obs
-    return misread
-
-
 def test_misread_rolls_are_put_right_with_their_plays_on_menu(shared_data, tmp_path):
-    result = replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
-                    eyes=eyes_misreading_twos(), journal_dir=tmp_path)
+    result = replay_with(shared_data, tmp_path, misreading_twos)
     assert result.same_match, result.differences
     events = (tmp_path / "replay.journal").read_text()
     # the misread roll is an alarm at the table, put right by the players with the roll and its play
