@@ -456,15 +456,16 @@ class Referee:
             return
         if self._agreeing > self.timing.roll_confirm_frames:
             return  # this reading was looked into already
-        self.other_rolls = self._rolls_explaining(obs)
+        self.other_rolls = self._other_rolls(obs)
         if self.other_rolls and not self.asked_to_pick:
             self.asked_to_pick = True
             d.signals.append(Beep("attention"))
             who = side_name(game.turn).capitalize()
             self._show_state(d, f"{who}'s roll was not seen: pick the roll and play on MENU")
 
-    def _rolls_explaining(self, obs, besides: tuple[int, int] | None = None) -> list[RollAndPlay]:
-        """The rolls other than ``besides`` with a legal play that explains the board, nearest first."""
+    def _other_rolls(self, obs, besides: tuple[int, int] | None = None, exact: bool = True) -> list[RollAndPlay]:
+        """The rolls other than ``besides`` with the legal plays nearest to the board (only
+        those that explain it when ``exact``), nearest first."""
         game = self.game
         found = []
         for high in range(1, 7):
@@ -472,10 +473,11 @@ class Referee:
                 if besides is not None and sorted(besides) == [low, high]:
                     continue
                 for lp in legal_plays(game.position, game.turn, (high, low)):
-                    if lp.play and misfit(obs, lp.position) == 0:
-                        found.append((distance(obs, lp.position), RollAndPlay((high, low), lp)))
-        found.sort(key=lambda item: item[0])
-        return [roll for _, roll in found[:CHOICES]]
+                    off = misfit(obs, lp.position)
+                    if lp.play and (off == 0 or not exact):
+                        found.append((off, distance(obs, lp.position), RollAndPlay((high, low), lp)))
+        found.sort(key=lambda item: item[:2])
+        return [roll for *_, roll in found[:CHOICES]]
 
     def _cube_offered(self, obs, side: Side, d: Decision) -> bool:
         """A cube turned to the next value before the roll is a double offered by ``side``."""
@@ -555,7 +557,7 @@ class Referee:
             return
         self.choices = matches[:CHOICES] or [plays[i] for _, _, i in fits[:CHOICES]]
         if not matches and self.log.dice_correctable and self._reading_is_new():
-            self.other_rolls = self._rolls_explaining(obs, besides=game.dice)
+            self.other_rolls = self._other_rolls(obs, besides=game.dice, exact=False)
         if matches:
             self._unclear(now, d, "several checkers cannot be told apart")
             return
