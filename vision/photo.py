@@ -32,20 +32,30 @@ COLOURS = ("light", "dark")
 CHECKERS = 15
 ROW = 5                 # checkers that fit in a row along a point
 DIE_SIZE = (0.25, 1.0)  # a die's box side in checker diameters
+DICE = 4                # dice candidates read at most
+DIE_ON_CHECKER = 0.6    # a die read this many radii from a checker's centre is the checker's gloss
 WORK_SIDE = 800         # photos are read at most this many pixels on their longer side
 CANDIDATE = 0.4         # outline support for a disc to be considered at all
 STRONG = 0.65           # ... to count as a checker on its own anywhere
-FAIR = 0.55             # ... to count as one at a point's base
-RELATIVE_FIRST = 0.7    # ... and with at least this share of the clearest checkers' support
-RELATIVE_NEXT = 0.65    # ... one further along a row this share
+EVEN_SUPPORT = 0.45     # outline support at which a disc is as likely a checker as not ...
+EVEN_SHARE = 0.6        # ... or this share of the clearest checkers' support, if more
+SUPPORT_SLOPE = 12.0    # log-odds of a checker per unit of support
+COLOUR_COST = 0.3       # ... lost per spread its colour lies from its side's beyond EVEN_COLOUR
+EVEN_COLOUR = 1.0       # (a checker's colour lies about a spread from its side's)
+GAP_COST = 4.0          # ... lost per share of its outline unseen beyond EVEN_GAP
+EVEN_GAP = 5 / 32       # (a checker's neighbours in its row hide about this much of it)
+START_COST = 1.0        # ... lost by a row's first checker (a point's base looks a little like one)
+ROW_BONUS = 1.0         # ... gained by lying a diameter from the last checker of its row
+SKIP_COST = 1.0         # ... lost per checker a row skips
+DIE_COST = 3.0          # ... lost where a die was read
 CLOSED = 4 / 32         # the longest unseen arc of a checker at a point's base (share of the outline)
 OPEN = 10 / 32          # ... of one further along a row
 COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour
-ON_LINE = 0.35          # a checker on a point lies within this many point widths of its centre line
+ON_LINE = 0.35          # a checker on a point lies within this many point widths of its centre line ...
+OFF_LINE_COST = 10.0    # ... or costs this much log-odds per point width further
 FIRST_SLOT = 5.0        # the first checker of a point lies within this many radii of the base
 NEXT_SLOT = (0.9, 2.6)  # the next one this many radii further (less when piled or squeezed)
-REGULAR_ROW = 2         # discs in a row that make checkers with no clear outline among them
-REGULAR_STEP = (1.6, 2.5)  # ... each this many radii from the last
+REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii
 EDGE_SLACK = 1.0        # a disc centred this many radii beyond the field's edge still counts as on it
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
 UNSEEN = 0.3            # confidence of a checker put where a row skips one
@@ -166,14 +176,15 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     radius = checker_radius(work)
     if radius is None:
         return _unread((), "no checkers found")
-    dice = tuple(_dice(image, 2 * radius / scale))
+    dice = _dice(image, 2 * radius / scale)
     discs = find_discs(work, radius, CANDIDATE)
     strong = [d for d in discs if d.support >= STRONG]
     if len(strong) < 2:
-        return _unread(dice, "no checkers found")
+        return _unread(tuple(dice), "no checkers found")
     fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius)
     checkers = _select(discs, fit, radius, [tuple(v * scale for v in d.box) for d in dice])
     checkers = [_scaled(c, 1 / scale) for c in checkers]
+    dice = _off_checkers(dice, checkers)
     board = None if fit is None else fit.corners / scale
     if fit is None:
         return PhotoRead(None, tuple(checkers), Observation(False, False, dice=dice), None,
@@ -211,31 +222,31 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     """The discs that are checkers, with their colour and place.
 
     A disc's colour must belong to one of the two sides (learned from the discs with the
-    clearest outlines), and it must not be a die. On a point, checkers lie in a row from
-    its base (``_row``). Anywhere else (the bar, the field away from the points' lines,
-    beside the board) only a clear, closed outline of a colour close to its side's will
-    do; nothing in the bar's middle, where the cube waits. How clear an outline must be
-    is judged against the photo's clearest ones.
+    clearest outlines). On the field, each disc belongs to its nearest point and checkers
+    lie in a row from the point's base (``_row``). Off the field and on the bar only a
+    clear, closed outline of a colour close to its side's and no die will do; nothing in
+    the bar's middle, where the cube waits. How clear an outline must be is judged
+    against the photo's clearest ones.
     """
-    discs = [d for d in discs if not any(x <= d.x <= x + w and y <= d.y <= y + h for x, y, w, h in dice_boxes)]
-    strong = [d for d in discs if d.support >= STRONG]
+    on_die = [any(x <= d.x <= x + w and y <= d.y <= y + h for x, y, w, h in dice_boxes) for d in discs]
+    strong = [d for d, die in zip(discs, on_die) if d.support >= STRONG and not die]
     labels, distance = split_colours(strong, discs)
     places = [_place(d, fit, radius) for d in discs]
     # how clear a checker's outline is depends on the photo: judge each against the clearest
     clearest = np.sort([d.support for d in discs])[::-1][:CHECKERS]
     reference = float(np.median(clearest)) if len(clearest) else 1.0
-    fair, weak = max(FAIR, RELATIVE_FIRST * reference), max(CANDIDATE, RELATIVE_NEXT * reference)
     taken: set[int] = set()
     rows: dict[tuple[int, int], list[int]] = {}
     for i, d in enumerate(discs):
-        place, column, row, offset, along = places[i]
-        if place == "point" and offset < ON_LINE:
+        place, column, row = places[i][:3]
+        if place == "point":
             if distance[i] <= COLOUR_SPREAD and d.gap <= OPEN:
                 rows.setdefault((column, row), []).append(i)
-        elif place != "cube" and d.support >= STRONG and d.gap <= CLOSED and distance[i] <= COLOUR_SPREAD / 2:
+        elif (place != "cube" and not on_die[i] and d.support >= STRONG and d.gap <= CLOSED
+              and distance[i] <= COLOUR_SPREAD / 2):
             taken.add(i)
     for members in rows.values():
-        taken |= _row(members, discs, places, labels, radius, fair, weak)
+        taken |= _row(members, discs, places, labels, distance, on_die, radius, reference)
     out = []
     for i in sorted(taken, key=lambda j: -discs[j].support):
         d = discs[i]
@@ -271,47 +282,53 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
     return out
 
 
-def _row(members: list[int], discs: list[Disc], places, labels, radius: float, fair: float, weak: float) -> set[int]:
-    """The discs on one point that are checkers: rows grow from each clear, closed outline
-    (``fair`` support) both ways through discs about a diameter apart (less when piled) of
-    the same colour with ``weak`` support at least, a hole ending them; a row counts only
-    when it reaches the point's base (checkers are stacked from there)."""
-    taken: set[int] = set()
-    for seed in members:
-        if seed in taken or discs[seed].support < fair or discs[seed].gap > CLOSED:
-            continue
-        row = {seed}
-        for sense in (1, -1):
-            last = seed
-            ahead = sorted((j for j in members if (places[j][4] - places[seed][4]) * sense > 0),
-                           key=lambda j: abs(places[j][4] - places[seed][4]))
-            for j in ahead:
-                step = abs(places[j][4] - places[last][4])
-                if step > (NEXT_SLOT[1] + HOLE) * radius:
-                    break
-                if step >= NEXT_SLOT[0] * radius and labels[j] == labels[seed] and discs[j].support >= weak:
-                    row.add(j)
-                    last = j
-        if min(places[j][4] for j in row) <= FIRST_SLOT * radius:
-            taken |= row
-    return taken or _regular_row(members, discs, places, labels, radius, weak)
+def _evidence(d: Disc, distance: float, reference: float) -> float:
+    """How much a disc's look says it is a checker (log-odds): its outline's support, judged
+    against the photo's clearest outlines (``reference``), less how far its colour lies
+    from its side's."""
+    level = max(EVEN_SUPPORT, EVEN_SHARE * reference)
+    return (SUPPORT_SLOPE * (d.support - level) - COLOUR_COST * (distance - EVEN_COLOUR)
+            - GAP_COST * (d.gap - EVEN_GAP))
 
 
-def _regular_row(members: list[int], discs: list[Disc], places, labels, radius: float, weak: float) -> set[int]:
-    """With no clear outline on a point, a row of at least ``REGULAR_ROW`` discs of one
-    colour each a diameter from the last, from the base on, still makes checkers (an
-    empty point's drawing does not repeat that way)."""
-    ordered = sorted((j for j in members if discs[j].support >= weak), key=lambda j: places[j][4])
-    if len(ordered) < REGULAR_ROW or places[ordered[0]][4] > FIRST_SLOT * radius:
+def _row(members: list[int], discs: list[Disc], places, labels, distance, on_die, radius: float,
+         reference: float) -> set[int]:
+    """The discs on one point that are checkers: the best row among them. A row runs from
+    the point's base (its first disc within ``FIRST_SLOT`` radii of it) through discs of
+    one colour each ``NEXT_SLOT`` radii from the last (less when piled or squeezed; a step
+    of about a diameter is the row's regular spacing and adds ``ROW_BONUS``; a longer one
+    skips unseen checkers at ``SKIP_COST`` each). A row's worth is the sum of its discs'
+    evidence (``_evidence``) and of its steps, less ``START_COST``; the best row is taken
+    when its worth is positive. So a faint outline counts where a row puts a checker, and
+    a clear one alone makes a row. A disc where a die was read costs ``DIE_COST``: alone
+    it is the die, in a row of checkers it is one."""
+    order = sorted(members, key=lambda j: places[j][4])
+    along = [places[j][4] for j in order]
+    worth = [_evidence(discs[j], distance[j], reference) - DIE_COST * on_die[j]
+             - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
+    best: list[float] = []
+    back: list[int | None] = []
+    for b, j in enumerate(order):
+        value, prev = (worth[b] - START_COST if along[b] <= FIRST_SLOT * radius else -np.inf), None
+        for a in range(b):
+            step = along[b] - along[a]
+            if labels[order[a]] != labels[j] or not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
+                continue
+            skipped = max(0, int(round(step / (2 * radius))) - 1) if step > NEXT_SLOT[1] * radius else 0
+            link = ROW_BONUS if REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius else 0.0
+            v = best[a] + worth[b] + link - SKIP_COST * skipped
+            if v > value:
+                value, prev = v, a
+        best.append(value)
+        back.append(prev)
+    if not best or max(best) <= 0:
         return set()
-    row = [ordered[0]]
-    for j in ordered[1:]:
-        step = places[j][4] - places[row[-1]][4]
-        if step > REGULAR_STEP[1] * radius:
-            break
-        if step >= REGULAR_STEP[0] * radius and labels[j] == labels[row[0]]:
-            row.append(j)
-    return set(row) if len(row) >= REGULAR_ROW else set()
+    at: int | None = int(np.argmax(best))
+    row = set()
+    while at is not None:
+        row.add(order[at])
+        at = back[at]
+    return row
 
 
 def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | None, int | None, float, float]:
@@ -460,10 +477,20 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str):
 
 def _dice(image: np.ndarray, diameter: float) -> list[DieRead]:
     """The dice in the photo: those ``find_dice`` reads whose size suits checkers of
-    ``diameter`` pixels (a die is about half a checker wide), at most the four clearest."""
+    ``diameter`` pixels (a die is about half a checker wide), at most the ``DICE`` clearest."""
     found = [d for d in find_dice(image) if DIE_SIZE[0] * diameter <= max(d.box[2:]) <= DIE_SIZE[1] * diameter]
     found.sort(key=lambda d: -d.confidence)
-    return [DieRead(d.value, None, d.flat, False, tuple(int(v) for v in d.box), d.confidence) for d in found[:4]]
+    return [DieRead(d.value, None, d.flat, False, tuple(int(v) for v in d.box), d.confidence)
+            for d in found[:DICE]]
+
+
+def _off_checkers(dice: list[DieRead], checkers: list[PhotoChecker]) -> tuple[DieRead, ...]:
+    """The dice whose middle lies on no checker found (a glossy checker's highlights can
+    pass for pips; a row of checkers outweighs one such read)."""
+    def on_checker(d: DieRead) -> bool:
+        x, y, w, h = d.box
+        return any(np.hypot(x + w / 2 - c.x, y + h / 2 - c.y) < DIE_ON_CHECKER * c.radius for c in checkers)
+    return tuple(d for d in dice if not on_checker(d))
 
 
 def _dice_halves(dice, fit: FieldFit, corner: tuple[int, int]) -> tuple[DieRead, ...]:
