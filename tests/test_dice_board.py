@@ -85,19 +85,19 @@ def read_cube(frame, board: TruthBoard):
 
 
 def matched(reads, truths):
-    """Each true die with the read whose box holds its centre (or None)."""
-    out, used = [], set()
-    for t in truths:
-        hit = None
-        for i, r in enumerate(reads):
+    """Each true die with the read whose box holds its centre (or None); pairs are made
+    nearest box centre first, so two dice side by side each get their own read."""
+    pairs = []
+    for ti, t in enumerate(truths):
+        for ri, r in enumerate(reads):
             x, y, w, h = r.box
-            if i not in used and x - 2 <= t.centre[0] <= x + w + 2 and y - 2 <= t.centre[1] <= y + h + 2:
-                hit = i
-                break
-        if hit is not None:
-            used.add(hit)
-        out.append((t, None if hit is None else reads[hit]))
-    return out
+            if x - 2 <= t.centre[0] <= x + w + 2 and y - 2 <= t.centre[1] <= y + h + 2:
+                pairs.append((np.hypot(x + w / 2 - t.centre[0], y + h / 2 - t.centre[1]), ti, ri))
+    hit: dict[int, int] = {}
+    for _, ti, ri in sorted(pairs):
+        if ti not in hit and ri not in hit.values():
+            hit[ti] = ri
+    return [(t, reads[hit[ti]] if ti in hit else None) for ti, t in enumerate(truths)]
 
 
 @pytest.mark.parametrize("value", range(1, 7))
