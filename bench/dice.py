@@ -13,7 +13,8 @@ random play, two dice (flat, cocked against a checker or lying on one) and the c
 renderer's own camera), so the figures are the dice and cube readers' alone. A die is
 right when its value and half are; its rest (flat, cocked, on a checker) is counted
 apart. Frames the renderer calls unsettled (motion blur) are counted apart too. A die
-read with the wrong value or half is "confident wrong", apart from dice not read at all.
+read with the wrong value or half is "read wrong", apart from dice not read at all; how well
+the confidence tells them apart is the share of each read with at least ``CONFIDENT``.
 Read times are this process's CPU time (other work on the machine inflates wall time).
 """
 
@@ -130,6 +131,7 @@ def photo_table(split: str, verbose: bool) -> None:
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 RESTS = ("flat", "flat", "flat", "flat", "cocked", "on_checker")
+CONFIDENT = 0.5         # a die read with this confidence is one the referee may take at its word
 
 
 def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
@@ -137,6 +139,7 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
                              "no cube", "no cube right", "blurred dice", "blurred right")}
     by_rest = {r: [0, 0] for r in ("flat", "cocked", "on_checker")}
     dice_ms, cube_ms = [], []
+    confidences: dict[bool, list[float]] = {True: [], False: []}      # of dice read right / wrong
     for seed in range(first_seed, first_seed + frames):
         rng = np.random.default_rng(seed)
         style = list(STYLES)[seed % len(STYLES)]
@@ -179,6 +182,8 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
             counts["dice"] += 1
             counts["found"] += int(r is not None)
             counts["right"] += int(right)
+            if r is not None:
+                confidences[right].append(r.confidence)
             by_rest[rest][1] += 1
             rest_right = right and r.flat == t.flat and r.on_checker == t.on_checker
             by_rest[rest][0] += int(rest_right)
@@ -206,6 +211,9 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
     rows = [("each die: value and half", share("right", "dice"), ">=99.9%"),
             ("each die: found", share("found", "dice"), ""),
             ("each die: read wrong (value/half)", f"{counts['found'] - counts['right']}", "0"),
+            (f"  wrong read with confidence>={CONFIDENT}", str(sum(c >= CONFIDENT for c in confidences[False])), "0"),
+            (f"  right read with confidence>={CONFIDENT}",
+             f"{np.mean(np.array(confidences[True]) >= CONFIDENT):.2%}" if confidences[True] else "n/a", ""),
             ("each die: also flat/cocked/on checker", share("rest right", "dice"), ">=99.9%"),
             *((f"  {rest} dice right", f"{r / n:.2%}" if n else "n/a", "") for rest, (r, n) in by_rest.items()),
             ("dice read where none lie", str(counts["extra"]), "0"),

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from controller.cli import main
-from vision.dice import CANONICAL, find_dice, read_face
+from vision.dice import (BOARD_BLOB, BOARD_DIE_PX, BOARD_FACES, BOARD_FIT, BOARD_RATIOS, BOARD_SEARCH, CANONICAL,
+                         find_dice, read_face)
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "dice"
 
@@ -63,6 +64,27 @@ def test_a_face_without_a_pip_pattern_is_not_read():
         cv2.circle(face, (x, y), 4, (255, 255, 255), -1)
     read = read_face(face)
     assert read is None or read.value != 3
+
+
+@pytest.mark.parametrize("angle", [0, 20, 35])
+@pytest.mark.parametrize("board", [165, 60])
+def test_a_lone_pip_in_a_corner_of_its_face_is_no_confident_one(angle, board):
+    """A face showing one pip where a larger face has its corner pip (the others hidden by
+    glare or lying out of view): not read, or read with little confidence."""
+    image = np.full((200, 200, 3), board, np.uint8)
+    cv2.fillConvexPoly(image, cv2.boxPoints(((100, 100), (26, 26), angle)).astype(np.int32), (230, 235, 240))
+    t = np.deg2rad(angle)
+    x, y = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) @ np.array([-0.27, -0.27]) * 26 + 100
+    cv2.circle(image, (int(round(x)), int(round(y))), 2, (20, 20, 20), -1, cv2.LINE_AA)
+    patch = cv2.GaussianBlur(image, (3, 3), 0)[68:132, 68:132]
+    read = read_face(patch, BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES, BOARD_BLOB, BOARD_FIT, 1.0, True, BOARD_RATIOS)
+    assert read is None or read.confidence < 0.3
+
+
+def test_a_one_in_the_middle_of_its_face_is_read_confidently():
+    patch = draw_die(1, (230, 235, 240), (20, 20, 20), 20, side=26, canvas=200, centre=(100, 100))[68:132, 68:132]
+    read = read_face(patch, BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES, BOARD_BLOB, BOARD_FIT, 1.0, True, BOARD_RATIOS)
+    assert read is not None and read.value == 1 and read.confidence > 0.9
 
 
 def test_find_dice_rejects_non_images():

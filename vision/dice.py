@@ -8,7 +8,8 @@ spacing. Each value's pattern (the two middle-side sites tell a six from a four)
 scored by how much of the face's colour variance, along the pips' colour, a face with
 pips in that pattern explains; the pattern must show every pip clearly and nothing
 pip-like between its sites. A patch that fits no pattern is not a die; the best value's
-margin over the best other value is the confidence.
+margin over the best other value is the confidence, less for a one whose margin shows
+pips (a corner pip of a larger face) and, on a board, for a face that only just fits.
 
 In a photo, die bodies are what departs from the smoothed background: single dice,
 touching dice split at the cores of their blob, and dice as light as the background
@@ -98,7 +99,8 @@ class FaceRead:
     """The top face read on a patch: its ``value``, ``confidence`` 0..1, the face's
     ``centre`` (patch pixels), ``angle`` (radians, modulo a quarter turn), the pip
     ``spacing`` (pixels) across and along the face, the ``fit`` (share of the face's
-    colour variance the pattern explains) and the pips' ``contrast`` (Lab distance)."""
+    colour variance the pattern explains), the pips' ``contrast`` (Lab distance) and, for
+    a one, how pip-like its ``margin`` is (see ``_margin``)."""
 
     value: int
     confidence: float
@@ -107,6 +109,7 @@ class FaceRead:
     spacing: tuple[float, float]
     fit: float
     contrast: float
+    margin: float = 0.0
 
     @property
     def squareness(self) -> float:
@@ -128,6 +131,7 @@ STEP = 1 / 15                          # the face centres tried lie this many di
 LEAN = 0.85                            # a leaning top face's foreshortening tried
 SURE_FIT = 0.5                         # a fit this good needs no second turn tried
 LONE = 3.0                             # how much more a lone pip (a one) loses off the centre
+LONE_MARGIN = (0.1, 0.3)                # a one's margin this pip-like costs it no / all confidence
 OFF_CENTRE = 1.5                       # fit lost per squared die width the face lies off the patch centre
 
 
@@ -266,8 +270,13 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
         return None
     cx, cy = cv2.invertAffineTransform(upright) @ np.array([place[0], place[1], 1.0])
     sx, sy = _squash(up, place, side, spacing, _ON[p])
-    return FaceRead(value, float(np.clip((fit - rival) / fit * 2.0, 0.0, 1.0)), (float(cx), float(cy)), turn,
-                    (spacing * sx, spacing * sy), fit, contrast)
+    confidence = float(np.clip((fit - rival) / fit * 2.0, 0.0, 1.0))
+    margin = 0.0
+    if value == 1:
+        margin = _margin(up, place, side, spacing, _ON[p])
+        confidence *= float(np.clip((LONE_MARGIN[1] - margin) / (LONE_MARGIN[1] - LONE_MARGIN[0]), 0.0, 1.0))
+    return FaceRead(value, confidence, (float(cx), float(cy)), turn, (spacing * sx, spacing * sy), fit, contrast,
+                    margin)
 
 
 def _fit_one(up: _Upright, place, side: float, spacing: float, on: np.ndarray, scale: float = 1.0,
@@ -290,6 +299,28 @@ def _fit_one(up: _Upright, place, side: float, spacing: float, on: np.ndarray, s
     share = min(max(on.sum() * np.pi * pip_r * pip_r / len(window), 1e-3), 0.9)
     step = (pips - mean) / (1 - share)
     return float(share * (1 - share) * (step @ step) / max(window.var(axis=0).sum(), 1e-3))
+
+
+def _margin(up: _Upright, place, side: float, spacing: float, on: np.ndarray) -> float:
+    """How pip-like the face's margin is round a face's pips (1 for a pip's colour, 0 for the
+    face's): the most pip-like of eight points ``MARGIN`` pip spacings from the face's
+    centre. A lone pip read as a one may be a corner pip of a larger face, whose margin
+    then shows the next pip or the die's edge."""
+    lab, n = up.lab, up.n
+    h = 0.46 * side
+    x0, x1 = int(np.clip(round(place[0] - h), 0, n)), int(np.clip(round(place[0] + h) + 1, 0, n))
+    y0, y1 = int(np.clip(round(place[1] - h), 0, n)), int(np.clip(round(place[1] + h) + 1, 0, n))
+    window = lab[y0:y1, x0:x1].reshape(-1, 3)
+    pip_r = PIP * spacing
+    discs = up.discs(max(int(round(1.7 * pip_r)), 1))
+    pts = (np.float32(place) + np.concatenate([_SITES[on], _RING]) * np.float32(spacing)).astype(np.float32)
+    sampled = cv2.remap(discs, pts[None, :, 0], pts[None, :, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0]
+    k = int(on.sum())
+    pips = sampled[:k].mean(axis=0)
+    share = min(max(k * np.pi * pip_r * pip_r / max(len(window), 1), 1e-3), 0.9)
+    step = (pips - window.mean(axis=0)) / (1 - share)
+    face = pips - step
+    return float(((sampled[k:] - face) @ step).max() / max(float(step @ step), 1e-3))
 
 
 def _squash(up: _Upright, place, side: float, spacing: float, on: np.ndarray) -> tuple[float, float]:
@@ -329,6 +360,8 @@ _OFF_ONLY = np.where(_ON.T, -np.inf, 0.0).astype(np.float32)[:, None]    # (9,1,
 _COUNTS = _ON.sum(axis=1).astype(np.float32)
 _AVERAGE_T = np.ascontiguousarray((_ON / _COUNTS[:, None]).T.astype(np.float32))   # (9,P)
 _PROBES = np.concatenate([_SITES, _GAPS]).astype(np.float32)                     # sites then gaps
+MARGIN = 1.35                          # the ring a one's margin is sampled on, in pip spacings
+_RING = np.array([(MARGIN * np.cos(a), MARGIN * np.sin(a)) for a in np.arange(8) * np.pi / 4], np.float32)
 
 
 def _fit_upright(up: _Upright, die_px: float, search: float, faces: tuple[float, ...], lone: float,
@@ -577,6 +610,7 @@ BOARD_PATCH = 64        # a board die's patch and the die's side in it: room aro
 BOARD_DIE_PX = 26.0     # top face's parallax
 BOARD_SEARCH = 0.45     # how far (die sides) the top face may lie from a candidate
 BOARD_FIT = 0.2         # a board is busier than a tray: a face must explain more there
+BOARD_CLEAR = 0.45      # a face fitting this well is read with its full confidence
 BOARD_BLOB = 2.0        # a checker's glint or rings fit as well as pips this much larger
 
 
@@ -769,8 +803,10 @@ class BoardDice:
         fc = np.asarray(self.to_frame(corners), np.float64).reshape(-1, 2)
         x0, y0 = np.floor(fc.min(axis=0)).astype(int)
         x1, y1 = np.ceil(fc.max(axis=0)).astype(int)
+        # a face that only just fits is as often a leaning die's side or a partly hidden face
+        clear = float(np.clip((face.fit - BOARD_FIT) / (BOARD_CLEAR - BOARD_FIT), 0.0, 1.0))
         return face.fit, (cx, cy), DieRead(face.value, half, flat and not on_checker, on_checker,
-                                           (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), face.confidence)
+                                           (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), face.confidence * clear)
 
     def _half(self, x: float, y: float) -> str | None:
         """Whose right-hand half holds canonical (x, y); None off the playing surface."""
