@@ -10,7 +10,8 @@ and the referee judges. Printed per run and in total:
 - frames per second the pipeline sustains (vision + referee, rendering excluded;
   target >= 15 at 1280x720);
 - peak memory of the process (renderer included; target <= 200 MB for the service);
-- false alarms per 1,000 moves (target 0) and caught mistakes (target 100%).
+- false alarms per 1,000 moves (target 0) and caught mistakes (target 100%);
+- plays the players had to pick on MENU because the camera could not settle them.
 
     python bench/referee.py [--matches 3] [--mistakes 0.1] [--eyes vision|truth]
 
@@ -103,10 +104,10 @@ def main() -> None:
 
     Referee.feed = timed_feed
     rows, all_latency, all_costs = [], [], []
-    totals = {"moves": 0, "injected": 0, "caught": 0, "false": 0, "same": 0}
-    print("| match | turns | frames | same match | injected | caught | false alarms | latency median ms "
-          "| latency p99 ms | read fps |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    totals = {"moves": 0, "injected": 0, "caught": 0, "false": 0, "same": 0, "picked": 0}
+    print("| match | turns | frames | same match | injected | caught | false alarms | picked on MENU "
+          "| latency median ms | latency p99 ms | read fps |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n, name in enumerate(DEFAULT[:args.matches]):
         eyes = Timed(args.eyes)
         with tempfile.TemporaryDirectory() as tmp:
@@ -122,9 +123,10 @@ def main() -> None:
         totals["caught"] += t.caught
         totals["false"] += t.false_alarms
         totals["same"] += result.same_match
+        totals["picked"] += t.picked
         p99 = sorted(lat)[min(len(lat) - 1, int(0.99 * len(lat)))] * 1e3 if lat else float("nan")
         print(f"| {name} | {t.turns} | {result.frames} | {result.same_match} | {t.injected} | {t.caught} | "
-              f"{t.false_alarms} | {statistics.median(lat) * 1e3 if lat else float('nan'):.0f} | {p99:.0f} | "
+              f"{t.false_alarms} | {t.picked} | {statistics.median(lat) * 1e3 if lat else float('nan'):.0f} | {p99:.0f} | "
               f"{fps:.1f} |")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lat = sorted(all_latency)
@@ -140,6 +142,8 @@ def main() -> None:
     moves = max(totals["moves"], 1)
     print(f"false alarms: {totals['false']} in {totals['moves']} moves = {1000 * totals['false'] / moves:.1f} "
           f"per 1,000 (target 0)")
+    print(f"plays the players picked on MENU (the camera could not settle them): {totals['picked']} in "
+          f"{totals['moves']} moves")
     caught = 100 * totals["caught"] / totals["injected"] if totals["injected"] else 100.0
     print(f"mistakes caught: {totals['caught']} of {totals['injected']} = {caught:.0f}% (target 100%)")
 
