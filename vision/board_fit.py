@@ -375,6 +375,8 @@ def refine_bases(frame: np.ndarray, pose: BoardPose, reach: float = 0.08) -> Boa
         after = (csum[idx + m] - csum[idx]) / m
         before = (csum[idx] - csum[idx - m]) / m
         rise = after - before
+        if len(rise) < 3:
+            continue                # a field too small in the frame to show a step
         j = int(np.argmax(rise))
         if after[j] < 1.6 * before[j] or j in (0, len(rise) - 1):
             continue
