@@ -24,6 +24,7 @@ SPREAD = (0.88, 1.0, 1.12)  # radii (times the checkers' radius) an outline may 
 EDGE_PERCENTILE = 60        # gradients weaker than this share of the image are not edges
 FAINT_PERCENTILE = 35       # ... when looking for the faint rest of an outline already found
 MIN_EDGE = 2.0              # ... nor weaker than this (Lab units per pixel)
+SEEN_LEAST = 0.6            # a checker cut by the photo's edge shows this share of its outline at least
 
 
 @dataclass(frozen=True)
@@ -85,11 +86,17 @@ def _shifted(plane: np.ndarray, dx: int, dy: int) -> np.ndarray:
 
 
 def _hits(edges: list[np.ndarray], x: int, y: int, radius: float) -> np.ndarray:
-    """For each direction, whether a radial edge lies about ``radius`` from (x, y)."""
+    """For each direction, whether a radial edge lies about ``radius`` from (x, y) or the
+    outline there lies beyond the photo's edge (unseen, not missing)."""
     h, w = edges[0].shape
     out = np.zeros(len(edges), bool)
     for k, plane in enumerate(edges):
         angle = 2 * np.pi * k / len(edges)
+        px = int(round(x + radius * np.cos(angle)))
+        py = int(round(y + radius * np.sin(angle)))
+        if not (0 <= px < w and 0 <= py < h):
+            out[k] = True
+            continue
         for f in SPREAD:
             px = int(round(x + f * radius * np.cos(angle)))
             py = int(round(y + f * radius * np.sin(angle)))
@@ -111,17 +118,26 @@ def _longest_gap(hits: np.ndarray) -> float:
     return longest / len(hits)
 
 
-def disc_support(edges: list[np.ndarray], radius: float) -> np.ndarray:
-    """Share of directions (0..1) in which a radial edge lies about ``radius`` from each pixel."""
+def disc_support(edges: list[np.ndarray], radius: float, seen_least: float | None = None) -> np.ndarray:
+    """Share of directions (0..1) in which a radial edge lies about ``radius`` from each
+    pixel. With ``seen_least``, the share of the directions whose outline lies inside the
+    photo (a checker cut by the photo's edge is judged by the part it shows), of at least
+    ``seen_least`` of them."""
     h, w = edges[0].shape
     total = np.zeros((h, w), np.float32)
+    seen = np.zeros((h, w), np.float32)
+    ones = np.ones((h, w), np.uint8)
     for k, plane in enumerate(edges):
         angle = 2 * np.pi * k / len(edges)
         hit = np.zeros((h, w), np.uint8)
         for f in SPREAD:
             hit |= _shifted(plane, int(round(f * radius * np.cos(angle))), int(round(f * radius * np.sin(angle))))
         total += hit
-    return total / len(edges)
+        if seen_least is not None:
+            seen += _shifted(ones, int(round(radius * np.cos(angle))), int(round(radius * np.sin(angle))))
+    if seen_least is None:
+        return total / len(edges)
+    return total / np.maximum(seen, seen_least * len(edges))
 
 
 def _peaks(support: np.ndarray, radius: float, threshold: float, separation: float) -> list[tuple[int, int, float]]:
@@ -166,7 +182,7 @@ def find_discs(image: np.ndarray, radius: float, threshold: float = 0.5, separat
     """Discs of about ``radius`` whose outline support is above ``threshold``, strongest first."""
     edges = radial_edges(image, max(1.0, radius / 12))
     faint = radial_edges(image, max(1.0, radius / 12), FAINT_PERCENTILE)
-    support = disc_support(edges, radius)
+    support = disc_support(edges, radius, SEEN_LEAST)
     lab = _lab(image, 0)
     h, w = support.shape
     face = max(int(radius * 0.7), 1)
