@@ -230,7 +230,8 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     """
     on_die = [any(x <= d.x <= x + w and y <= d.y <= y + h for x, y, w, h in dice_boxes) for d in discs]
     strong = [d for d, die in zip(discs, on_die) if d.support >= STRONG and not die]
-    labels, distance = split_colours(strong, discs)
+    labels, distances = split_colours(strong, discs)
+    distance = distances[np.arange(len(discs)), labels]
     places = [_place(d, fit, radius) for d in discs]
     # how clear a checker's outline is depends on the photo: judge each against the clearest
     clearest = np.sort([d.support for d in discs])[::-1][:CHECKERS]
@@ -240,13 +241,17 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     for i, d in enumerate(discs):
         place, column, row = places[i][:3]
         if place == "point":
-            if distance[i] <= COLOUR_SPREAD and d.gap <= OPEN:
+            if d.gap <= OPEN:
                 rows.setdefault((column, row), []).append(i)
         elif (place != "cube" and not on_die[i] and d.support >= STRONG and d.gap <= CLOSED
               and distance[i] <= COLOUR_SPREAD / 2):
             taken.add(i)
+    labels = labels.copy()
     for members in rows.values():
-        taken |= _row(members, discs, places, labels, distance, on_die, radius, reference)
+        side, row_discs = _row(members, discs, places, distances, on_die, radius, reference)
+        for i in row_discs:
+            labels[i], distance[i] = side, distances[i, side]
+        taken |= row_discs
     out = []
     for i in sorted(taken, key=lambda j: -discs[j].support):
         d = discs[i]
@@ -291,44 +296,48 @@ def _evidence(d: Disc, distance: float, reference: float) -> float:
             - GAP_COST * (d.gap - EVEN_GAP))
 
 
-def _row(members: list[int], discs: list[Disc], places, labels, distance, on_die, radius: float,
-         reference: float) -> set[int]:
-    """The discs on one point that are checkers: the best row among them. A row runs from
-    the point's base (its first disc within ``FIRST_SLOT`` radii of it) through discs of
-    one colour each ``NEXT_SLOT`` radii from the last (less when piled or squeezed; a step
-    of about a diameter is the row's regular spacing and adds ``ROW_BONUS``; a longer one
-    skips unseen checkers at ``SKIP_COST`` each). A row's worth is the sum of its discs'
-    evidence (``_evidence``) and of its steps, less ``START_COST``; the best row is taken
-    when its worth is positive. So a faint outline counts where a row puts a checker, and
-    a clear one alone makes a row. A disc where a die was read costs ``DIE_COST``: alone
-    it is the die, in a row of checkers it is one."""
-    order = sorted(members, key=lambda j: places[j][4])
-    along = [places[j][4] for j in order]
-    worth = [_evidence(discs[j], distance[j], reference) - DIE_COST * on_die[j]
-             - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
-    best: list[float] = []
-    back: list[int | None] = []
-    for b, j in enumerate(order):
-        value, prev = (worth[b] - START_COST if along[b] <= FIRST_SLOT * radius else -np.inf), None
-        for a in range(b):
-            step = along[b] - along[a]
-            if labels[order[a]] != labels[j] or not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
-                continue
-            skipped = max(0, int(round(step / (2 * radius))) - 1) if step > NEXT_SLOT[1] * radius else 0
-            link = ROW_BONUS if REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius else 0.0
-            v = best[a] + worth[b] + link - SKIP_COST * skipped
-            if v > value:
-                value, prev = v, a
-        best.append(value)
-        back.append(prev)
-    if not best or max(best) <= 0:
-        return set()
-    at: int | None = int(np.argmax(best))
-    row = set()
-    while at is not None:
-        row.add(order[at])
-        at = back[at]
-    return row
+def _row(members: list[int], discs: list[Disc], places, distances, on_die, radius: float,
+         reference: float) -> tuple[int, set[int]]:
+    """The discs on one point that are checkers: the best row among them, as (side label,
+    its discs). A row is of one side's colour (each disc within ``COLOUR_SPREAD`` of it)
+    and runs from the point's base (its first disc within ``FIRST_SLOT`` radii of it)
+    through discs each ``NEXT_SLOT`` radii from the last (less when piled or squeezed; a
+    step of about a diameter is the row's regular spacing and adds ``ROW_BONUS``; a
+    longer one skips unseen checkers at ``SKIP_COST`` each). A row's worth is the sum of
+    its discs' evidence (``_evidence``, their colour judged against the row's side) and
+    of its steps, less ``START_COST``; the best row is taken when its worth is positive.
+    So a faint outline counts where a row puts a checker, a clear one alone makes a row,
+    and a disc whose colour lies between the sides' takes its row's. A disc where a die
+    was read costs ``DIE_COST``: alone it is the die, in a row of checkers it is one."""
+    best_row: tuple[float, int, set[int]] = (0.0, 0, set())
+    for side in (0, 1):
+        order = sorted((j for j in members if distances[j, side] <= COLOUR_SPREAD), key=lambda j: places[j][4])
+        along = [places[j][4] for j in order]
+        worth = [_evidence(discs[j], distances[j, side], reference) - DIE_COST * on_die[j]
+                 - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
+        best: list[float] = []
+        back: list[int | None] = []
+        for b in range(len(order)):
+            value, prev = (worth[b] - START_COST if along[b] <= FIRST_SLOT * radius else -np.inf), None
+            for a in range(b):
+                step = along[b] - along[a]
+                if not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
+                    continue
+                skipped = max(0, int(round(step / (2 * radius))) - 1) if step > NEXT_SLOT[1] * radius else 0
+                link = ROW_BONUS if REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius else 0.0
+                v = best[a] + worth[b] + link - SKIP_COST * skipped
+                if v > value:
+                    value, prev = v, a
+            best.append(value)
+            back.append(prev)
+        if best and max(best) > best_row[0]:
+            at: int | None = int(np.argmax(best))
+            row = set()
+            while at is not None:
+                row.add(order[at])
+                at = back[at]
+            best_row = (max(best), side, row)
+    return best_row[1], best_row[2]
 
 
 def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | None, int | None, float, float]:

@@ -209,7 +209,7 @@ SPREAD_FLOOR = 4.0                           # Lab units: no side's colours are 
 def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple[np.ndarray, np.ndarray]:
     """The two sides' colours learned from ``model`` (discs that surely are checkers); for
     each of ``discs`` its side (1 the lighter, 0 the darker) and its colour's distance from
-    that side's median in units of that side's spread.
+    each side's median in units of that side's spread (N x 2, column 1 the lighter side).
 
     Two-means in Lab is started from the extremes along lightness, each chroma axis and
     the main axis of the colours; the split kept is the one whose groups stand furthest
@@ -217,7 +217,7 @@ def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple
     side has no more checkers than that).
     """
     if not discs:
-        return np.zeros(0, int), np.zeros(0)
+        return np.zeros(0, int), np.zeros((0, 2))
     weighted = np.array([d.lab for d in discs]) * COLOUR_WEIGHTS
     train = np.array([d.lab for d in model]) * COLOUR_WEIGHTS if len(model) >= 2 else weighted
     best = None
@@ -236,8 +236,7 @@ def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple
     if centres[0, 0] > centres[1, 0]:
         centres, spread = centres[::-1], spread[::-1]
     distance = np.linalg.norm(weighted[:, None] - centres[None], axis=2) / spread[None]
-    side = distance.argmin(axis=1)
-    return side, distance[np.arange(len(discs)), side]
+    return distance.argmin(axis=1), distance
 
 
 def _split_axes(colours: np.ndarray) -> list[np.ndarray]:
