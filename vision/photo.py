@@ -56,7 +56,7 @@ OFF_LINE_COST = 10.0    # ... or costs this much log-odds per point width furthe
 FIRST_SLOT = 5.0        # the first checker of a point lies within this many radii of the base
 NEXT_SLOT = (0.9, 2.6)  # the next one this many radii further (less when piled or squeezed)
 REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii
-EDGE_SLACK = 1.0        # a disc centred this many radii beyond the field's edge still counts as on it
+EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base still counts as on it
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
 UNSEEN = 0.3            # confidence of a checker put where a row skips one
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
@@ -343,16 +343,16 @@ def _row(members: list[int], discs: list[Disc], places, distances, on_die, radiu
 def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | None, int | None, float, float]:
     """(place, column, row, distance from the column's centre line in point widths, distance
     from the row's base in image pixels) of a disc: 'point' (on the field), 'bar', 'cube'
-    (the bar's middle) or 'off' (outside the field). A disc whose centre lies on the
-    field's edge or a little beyond it is taken for the first checker of its point (the
-    edge found a little inside the true one), one radius from the base."""
+    (the bar's middle) or 'off' (outside the field). A disc centred up to ``EDGE_SLACK``
+    radii beyond a base is on its point, its distance from the base negative (the field
+    found a little inside the true one: its row still runs on from there)."""
     if fit is None:
         return "off", None, None, 1.0, 0.0
     u, v = fit.to_field([(d.x, d.y)])[0]
     half = (1 - fit.bar) / 2
     base = fit.to_image([(u, 0.0 if v < 0.5 else 1.0)])[0]
-    along = float(np.hypot(d.x - base[0], d.y - base[1]))
-    if not (-0.01 <= u <= 1.01) or min(v, 1 - v) < 0 and along > EDGE_SLACK * radius:
+    along = float(np.hypot(d.x - base[0], d.y - base[1])) * (-1.0 if min(v, 1 - v) < 0 else 1.0)
+    if not (-0.01 <= u <= 1.01) or along < -EDGE_SLACK * radius:
         return "off", None, None, 1.0, 0.0
     if half <= u <= 1 - half:
         # the doubling cube waits in the bar's middle; checkers on the bar lie further out
@@ -362,8 +362,6 @@ def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | Non
         return "bar", None, None, 0.0, 0.0
     centres = fit.column_centres()
     column = int(np.argmin(np.abs(centres - u)))
-    if min(v, 1 - v) < 0 or along < radius:
-        along = radius
     return "point", column, int(v >= 0.5), float(abs(centres[column] - u) / fit.point_width), along
 
 
