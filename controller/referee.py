@@ -205,8 +205,13 @@ def _reading(obs) -> tuple:
     """What a decision depends on in an observation; equal readings of two frames confirm each other."""
     return (tuple((p.color, tuple(_range(getattr(p, "count_range", None) or p.count))) for p in obs.points),
             tuple(sorted(_range(v) for v in obs.bar.values())), tuple(sorted(_range(v) for v in obs.off.values())),
-            tuple(sorted((d.value, d.half, d.flat, getattr(d, "on_checker", False)) for d in obs.dice)),
+            _dice_reading(obs.dice),
             None if obs.cube is None else (obs.cube.value, obs.cube.side))
+
+
+def _dice_reading(dice) -> tuple:
+    """What a roll depends on in a frame's dice; equal in consecutive frames, they confirm each other."""
+    return tuple(sorted((d.value, d.half, d.flat, getattr(d, "on_checker", False)) for d in dice))
 
 
 def _die_fault(die, roller_halves: tuple[str, ...]) -> str | None:
@@ -258,6 +263,8 @@ class Referee:
         self._lights: Lights | None = None
         self._reading = None
         self._agreeing = 0
+        self._dice_reading = None
+        self._dice_agreeing = 0
 
     # ------------------------------------------------------------------ state views
     @property
@@ -305,7 +312,11 @@ class Referee:
 
     # ------------------------------------------------------------------ observations
     def _on_observation(self, obs, now: float, d: Decision) -> None:
-        if not getattr(obs, "board_visible", True) or not obs.settled:
+        visible = getattr(obs, "board_visible", True)
+        dice_reading = _dice_reading(obs.dice) if visible else None
+        self._dice_agreeing = self._dice_agreeing + 1 if dice_reading == self._dice_reading else 1
+        self._dice_reading = dice_reading
+        if not visible or not obs.settled:
             if self.unsettled_since is None:
                 self.unsettled_since = now
             elif now - self.unsettled_since >= self.timing.clear_view_after and not self.asked_clear:
@@ -368,6 +379,12 @@ class Referee:
         d.signals.append(Beep("roll-again"))
         self._show_state(d, f"Roll again: {reason}")
 
+    def _dice_steady(self) -> bool:
+        """The dice have read the same long enough to take a roll from them (frames with a hand
+        over the board count, the decision is taken on a settled one; the checkers' reading
+        may flicker meanwhile)."""
+        return self._dice_agreeing >= self.timing.roll_confirm_frames
+
     def _reading_is_new(self) -> bool:
         """This frame confirms a reading for the first time (a decision made on it once is not redone)."""
         return self._agreeing == self.timing.confirm_frames
@@ -381,7 +398,7 @@ class Referee:
         if not dice:
             self.roll_fault = None
             return
-        if self.need_clear or len(fresh) < 2 or not self._steady():
+        if self.need_clear or len(fresh) < 2 or not self._dice_steady():
             return
         if len(dice) != 2:
             self._signal_roll_again("one die each for the opening roll", d)
@@ -434,7 +451,7 @@ class Referee:
             self.need_clear.add(side_name(game.turn.opponent))
             self._signal_roll_again(f"it is {roller.capitalize()}'s turn to roll", d)
             return
-        if len(dice) < 2 or not self._steady():
+        if len(dice) < 2 or not self._dice_steady():
             return
         fault = self._roll_fault(dice, (roller,))
         if fault or len(dice) != 2:
@@ -451,10 +468,10 @@ class Referee:
         that explain the board; nothing is taken without them. A board no roll explains
         (a misread) is left alone."""
         game = self.game
-        if not self._steady() or explains(obs, game.position):
+        if explains(obs, game.position):
             self.other_rolls = []
             return
-        if self._agreeing > self.timing.roll_confirm_frames:
+        if not self._reading_is_new():
             return  # this reading was looked into already
         self.other_rolls = self._other_rolls(obs)
         if self.other_rolls and not self.asked_to_pick:

@@ -151,6 +151,16 @@ def test_double_seen_on_the_cube_and_take_and_drop():
     assert table2.referee.log.match.score == (0, 1)
 
 
+def test_a_roll_is_taken_from_steady_dice_while_a_pile_count_flickers():
+    table, pos = _black_to_roll()
+    roll = [Die(6, "black"), Die(5, "black")]
+    flicker = [None, None, {19: (5, 6)}, {19: (5, 6)}] * 2  # Black's pile on White's 19 point
+    for ranges in flicker:
+        table.t += table.step
+        table._keep(table.referee.feed(seen(pos, roll, ranges=ranges, t=table.t), table.t))
+    assert [e["type"] for e in table.events][-1] == "roll" and table.game.dice == (6, 5)
+
+
 def test_a_cube_misread_for_a_few_frames_is_no_double():
     table, pos = _black_to_roll()
     timing = table.referee.timing
