@@ -40,7 +40,7 @@ STRONG = 0.65           # ... to count as a checker on its own anywhere
 EVEN_SUPPORT = 0.45     # outline support at which a disc is as likely a checker as not ...
 EVEN_SHARE = 0.6        # ... or this share of the clearest checkers' support, if more
 SUPPORT_SLOPE = 12.0    # log-odds of a checker per unit of support
-COLOUR_COST = 0.3       # ... lost per spread its colour lies from its side's beyond EVEN_COLOUR
+COLOUR_COST = 0.4       # ... lost per spread its colour lies from its side's beyond EVEN_COLOUR
 EVEN_COLOUR = 1.0       # (a checker's colour lies about a spread from its side's)
 GAP_COST = 4.0          # ... lost per share of its outline unseen beyond EVEN_GAP
 EVEN_GAP = 5 / 32       # (a checker's neighbours in its row hide about this much of it)
@@ -50,7 +50,8 @@ SKIP_COST = 1.0         # ... lost per checker a row skips
 DIE_COST = 3.0          # ... lost where a die was read
 CLOSED = 4 / 32         # the longest unseen arc of a checker at a point's base (share of the outline)
 OPEN = 10 / 32          # ... of one further along a row
-COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour
+COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour ...
+ROW_COLOUR = 9.0        # ... or, in a row (shade and glare vary along it), this many
 ON_LINE = 0.35          # a checker on a point lies within this many point widths of its centre line ...
 OFF_LINE_COST = 10.0    # ... or costs this much log-odds per point width further
 FIRST_SLOT = 5.0        # the first checker of a point lies within this many radii of the base
@@ -299,7 +300,7 @@ def _evidence(d: Disc, distance: float, reference: float) -> float:
 def _row(members: list[int], discs: list[Disc], places, distances, on_die, radius: float,
          reference: float) -> tuple[int, set[int]]:
     """The discs on one point that are checkers: the best row among them, as (side label,
-    its discs). A row is of one side's colour (each disc within ``COLOUR_SPREAD`` of it)
+    its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it)
     and runs from the point's base (its first disc within ``FIRST_SLOT`` radii of it)
     through discs each ``NEXT_SLOT`` radii from the last (less when piled or squeezed; a
     step of about a diameter is the row's regular spacing and adds ``ROW_BONUS``; a
@@ -311,7 +312,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, on_die, radiu
     was read costs ``DIE_COST``: alone it is the die, in a row of checkers it is one."""
     best_row: tuple[float, int, set[int]] = (0.0, 0, set())
     for side in (0, 1):
-        order = sorted((j for j in members if distances[j, side] <= COLOUR_SPREAD), key=lambda j: places[j][4])
+        order = sorted((j for j in members if distances[j, side] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
         worth = [_evidence(discs[j], distances[j, side], reference) - DIE_COST * on_die[j]
                  - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
