@@ -12,9 +12,12 @@ random play, two dice (flat, cocked against a checker or lying on one) and the c
 (any face, any side, or none), and is read through a perfect calibration (the
 renderer's own camera), so the figures are the dice and cube readers' alone. A die is
 right when its value and half are; its rest (flat, cocked, on a checker) is counted
-apart. Frames the renderer calls unsettled (motion blur) are counted apart too. A die
-read with the wrong value or half is "read wrong", apart from dice not read at all; how well
-the confidence tells them apart is the share of each read with at least ``CONFIDENT``.
+apart, and so are the dice the referee would get wrong by it: a cocked die or one on a
+checker read flat (a roll let stand that must be rolled again) and a flat die read not
+flat (a good roll called again). Frames the renderer calls unsettled (motion blur) are
+counted apart too. A die read with the wrong value or half is "read wrong", apart from
+dice not read at all; how well the confidence tells them apart is the share of each read
+with at least ``CONFIDENT``.
 Read times are this process's CPU time (other work on the machine inflates wall time).
 """
 
@@ -136,7 +139,8 @@ CONFIDENT = 0.5         # a die read with this confidence is one the referee may
 
 def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
     counts = {k: 0 for k in ("dice", "right", "found", "rest right", "extra", "cubes", "cube right",
-                             "no cube", "no cube right", "blurred dice", "blurred right")}
+                             "no cube", "no cube right", "blurred dice", "blurred right", "read flat",
+                             "read leaning")}
     by_rest = {r: [0, 0] for r in ("flat", "cocked", "on_checker")}
     dice_ms, cube_ms = [], []
     confidences: dict[bool, list[float]] = {True: [], False: []}      # of dice read right / wrong
@@ -187,6 +191,9 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
             by_rest[rest][1] += 1
             rest_right = right and r.flat == t.flat and r.on_checker == t.on_checker
             by_rest[rest][0] += int(rest_right)
+            if r is not None:
+                counts["read flat"] += int(rest != "flat" and r.flat)
+                counts["read leaning"] += int(rest == "flat" and not r.flat)
             counts["rest right"] += int(rest_right)
             if verbose and not rest_right:
                 print(f"seed {seed} {style} {home}: die {t.value} {t.half} {rest} read "
@@ -216,6 +223,9 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
              f"{np.mean(np.array(confidences[True]) >= CONFIDENT):.2%}" if confidences[True] else "n/a", ""),
             ("each die: also flat/cocked/on checker", share("rest right", "dice"), ">=99.9%"),
             *((f"  {rest} dice right", f"{r / n:.2%}" if n else "n/a", "") for rest, (r, n) in by_rest.items()),
+            ("  cocked or on a checker, read flat", f"{counts['read flat']}/{by_rest['cocked'][1] + by_rest['on_checker'][1]}",
+             "0"),
+            ("  flat, read not flat", f"{counts['read leaning']}/{by_rest['flat'][1]}", "0"),
             ("dice read where none lie", str(counts["extra"]), "0"),
             ("dice in blurred frames right", share("blurred right", "blurred dice"), ""),
             ("cube: face and side", share("cube right", "cubes"), ">=99%"),

@@ -144,6 +144,18 @@ def test_a_die_on_a_checker():
     assert beside is not None and beside.value == 1 and not beside.on_checker
 
 
+@pytest.mark.parametrize("style, half, value, seed", [("felt", "white", 5, 1), ("blue", "black", 3, 1),
+                                                     ("redblack", "black", 3, 1)])
+def test_a_die_on_a_checker_like_the_board_around_it(style, half, value, seed):
+    """The checker under the die changes the board little (white on a light point), but its
+    rim shows round the die: the die is on a checker, not flat."""
+    dice = (Die(value, half, rest="on_checker"), Die(1, "black" if half == "white" else "white"))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=seed, style=style)
+    (_, on), (_, beside) = matched(read_dice(frame, board), truth.dice)
+    assert on is not None and on.value == value and on.on_checker and not on.flat
+    assert beside is not None and beside.flat and not beside.on_checker
+
+
 def test_an_empty_board_has_no_dice():
     frame, truth, board = scene(Position.initial(), seed=8)
     assert read_dice(frame, board) == []

@@ -596,6 +596,13 @@ CANDIDATES = 8          # at most this many candidates are read, those with the 
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
 CUBE_CLEAR = 0.55       # no die's top face lies this near the cube's (checker diameters, either way)
+SHIFTS = (-0.4, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4)    # a checker's centre off the die's top face
+                        # (checker diameters either way): a raised die's top is seen displaced
+RIM_RADII = np.array([0.44, 0.48, 0.52])     # a checker's rim's radius as seen (checker diameters)
+RIM_EDGE = 6.0          # lightness change per canonical pixel across a checker's rim
+RIM_ROUND = 0.84        # share of the rim showing it round a die on a checker
+_RIM = np.stack([np.cos(np.linspace(0, 2 * np.pi, 48, endpoint=False)),
+                 np.sin(np.linspace(0, 2 * np.pi, 48, endpoint=False))], axis=1)
 CHECKER_RING = 0.42     # radius (checker diameters) of the ring a die on a checker sits inside
 COVERED = 12.0          # change from the empty board (Lab) that means the board is covered there
 ALL_ROUND = 0.88        # share of the ring around a die covered when it lies on or leans against something
@@ -796,6 +803,8 @@ class BoardDice:
         cx, cy = _apply(to_canonical, face.centre)
         half = self._half(cx, cy)
         covered, checker = self._surroundings(change, lab, (cx, cy))
+        if not (covered and checker) and self._on_a_rim(lab, (cx, cy)):
+            covered = checker = True
         on_checker = covered and checker
         flat = not covered and face.squareness > SQUARE
         r = 0.5 * DIE_SIDE * self.model.ppd * BOX
@@ -827,8 +836,8 @@ class BoardDice:
         angles = np.linspace(0, 2 * np.pi, 32, endpoint=False)
         ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * r
         h, w = change.shape
-        # the disc need not be centred on the die: rings shifted by up to a fifth of a diameter
-        shifts = np.array([(dx, dy) for dx in (-0.2, -0.1, 0.0, 0.1, 0.2) for dy in (-0.2, -0.1, 0.0, 0.1, 0.2)]) * ppd
+        # the disc need not be centred on the die's top face as seen: rings shifted by ``SHIFTS``
+        shifts = np.array([(dx, dy) for dx in SHIFTS for dy in SHIFTS]) * ppd
         pts = ring[None] + shifts[:, None] + np.array(centre)                        # (S,32,2)
         xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
         ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
@@ -840,6 +849,28 @@ class BoardDice:
         best = max(zip(covered.tolist(), face.tolist()))
         covered, face = best
         return covered >= ALL_ROUND, covered >= ALL_ROUND and face >= FACE_ROUND
+
+    def _on_a_rim(self, lab: np.ndarray, centre) -> bool:
+        """Whether a checker's rim runs round the die at ``centre``: on a circle a checker
+        wide centred near the die, the lightness changes across the circle nearly all round.
+        A checker like the board it lies on (light on light) changes the board little, but
+        its rim still shows; a die on the board has no such circle round it."""
+        ppd = self.model.ppd
+        reach = int(np.ceil((max(SHIFTS) + max(RIM_RADII)) * ppd)) + 2
+        x, y = int(round(centre[0])), int(round(centre[1]))
+        h, w = lab.shape[:2]
+        x0, y0, x1, y1 = max(x - reach, 0), max(y - reach, 0), min(x + reach + 1, w), min(y + reach + 1, h)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return False
+        light = cv2.GaussianBlur(lab[y0:y1, x0:x1, 0], (0, 0), 1.0)
+        gx = cv2.Sobel(light, cv2.CV_32F, 1, 0) / 8
+        gy = cv2.Sobel(light, cv2.CV_32F, 0, 1) / 8
+        shifts = np.array([(dx, dy) for dx in SHIFTS for dy in SHIFTS])                          # (S,2)
+        pts = (np.array(centre) - (x0, y0) + (shifts[:, None, None] + _RIM[None] * RIM_RADII[None, :, None, None]) * ppd)
+        xs = np.clip(np.round(pts[..., 0]).astype(int), 0, x1 - x0 - 1)                       # (S,R,A)
+        ys = np.clip(np.round(pts[..., 1]).astype(int), 0, y1 - y0 - 1)
+        across = np.abs(gx[ys, xs] * _RIM[:, 0] + gy[ys, xs] * _RIM[:, 1])
+        return bool((across > RIM_EDGE).mean(axis=2).max() >= RIM_ROUND)
 
 
 def _detail(image: np.ndarray) -> np.ndarray:
