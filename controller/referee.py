@@ -244,6 +244,7 @@ class Referee:
         self.clock_rules = clock
         self.need_clear: set[str] = set(HALVES)
         self.roll_fault: str | None = None
+        self.faulty_roll: tuple[int, int] | None = None  # the dice of a roll called faulty, should it stand
         self.illegal: IllegalPlayError | None = None
         self.illegal_position: Position | None = None
         self.choices: list[LegalPlay] = []  # the legal plays MENU offers when the camera cannot settle the play
@@ -440,7 +441,7 @@ class Referee:
             return
         fresh = [die for die in dice if die.half not in self.need_clear]
         if not dice:
-            self.roll_fault = None
+            self.roll_fault = self.faulty_roll = None
             self.void_half = None
             self._unseen_roll(obs, d)
             return
@@ -457,9 +458,18 @@ class Referee:
         if fault or len(dice) != 2:
             self._signal_roll_again(fault or "roll two dice", d)
             self.need_clear = {die.half for die in dice if die.half}
+            self.faulty_roll = (dice[0].value, dice[1].value) if len(dice) == 2 else None
             return
-        self.roll_fault = None
+        self.roll_fault = self.faulty_roll = None
         self._accept({"type": "roll", "side": roller, "dice": [dice[0].value, dice[1].value]}, d)
+        self._after_roll(d)
+
+    def _let_the_roll_stand(self, d: Decision) -> None:
+        """ACCEPT after "roll again": the players agree the roll stands as read (the camera
+        took a flat die for a cocked one, say)."""
+        dice, self.faulty_roll, self.roll_fault = self.faulty_roll, None, None
+        self.need_clear = set()
+        self._accept({"type": "roll", "side": side_name(self.game.turn), "dice": list(dice), "chosen": True}, d)
         self._after_roll(d)
 
     def _unseen_roll(self, obs, d: Decision) -> None:
@@ -653,6 +663,8 @@ class Referee:
                 self._undo(d)
             elif self.illegal is not None and self.game is not None and self.game.phase is Phase.MOVE:
                 self._accept_illegal(d)
+            elif self.faulty_roll is not None and self.game is not None and self.game.phase is Phase.ROLL:
+                self._let_the_roll_stand(d)
             elif self.game is not None and self.game.phase is Phase.RESIGNING:
                 self._apply_action({"type": "resign_accept",
                                     "side": side_name(self.game.resignation[0].opponent)}, d)

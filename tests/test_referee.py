@@ -161,6 +161,22 @@ def test_a_roll_is_taken_from_steady_dice_while_a_pile_count_flickers():
     assert [e["type"] for e in table.events][-1] == "roll" and table.game.dice == (6, 5)
 
 
+def test_accept_lets_a_roll_called_faulty_stand():
+    table, pos = _black_to_roll()
+    d = table.look(pos, [Die(6, "black", flat=False), Die(5, "black")])
+    assert any("Roll again: a die is cocked" in t for t in texts(d))
+    d = table.press("accept")  # the players see the die lies flat
+    assert types(d) == ["roll"] and d.events[0]["chosen"] and table.game.dice == (6, 5)
+    assert table.game.phase is Phase.MOVE
+
+
+def test_accept_does_not_take_a_roll_thrown_out_of_turn():
+    table, pos = _black_to_roll()
+    d = table.look(pos, [Die(6, "white"), Die(5, "white")])
+    assert any("turn to roll" in t for t in texts(d))
+    assert types(table.press("accept")) == [] and table.game.phase is Phase.ROLL
+
+
 def test_a_cube_misread_for_a_few_frames_is_no_double():
     table, pos = _black_to_roll()
     timing = table.referee.timing

@@ -90,6 +90,14 @@ def misreading_twos(obs):
     return obs
 
 
+def calling_sixes_cocked(obs):
+    """A die showing 6 reads as cocked whenever both dice lie in one half (the opening's do not)."""
+    dice = obs.dice
+    if len(dice) == 2 and dice[0].half == dice[1].half:
+        return replace(obs, dice=tuple(replace(die, flat=False) if die.value == 6 else die for die in dice))
+    return obs
+
+
 def replay_with(shared_data, tmp_path, change):
     return replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
                   eyes=eyes_that(change), journal_dir=tmp_path)
@@ -117,6 +125,14 @@ def test_misread_rolls_are_put_right_with_their_plays_on_menu(shared_data, tmp_p
     # the misread roll is an alarm at the table, put right by the players with the roll and its play
     assert events.count('"type":"dice"') >= 1
     assert result.tally.false_alarms == events.count('"type":"dice"')
+
+
+def test_a_roll_wrongly_called_cocked_stands_when_the_players_accept_it(shared_data, tmp_path):
+    result = replay_with(shared_data, tmp_path, calling_sixes_cocked)
+    assert result.same_match, result.differences
+    stood = [line for line in (tmp_path / "replay.journal").read_text().splitlines()
+             if '"roll"' in line and '"chosen"' in line]
+    assert len(stood) >= 1 and result.tally.false_alarms == len(stood)
 
 
 SCRIPT = textwrap.dedent("""

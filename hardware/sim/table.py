@@ -75,6 +75,7 @@ class SimPlayers:
         self.display: tuple[str, ...] = ()
         self._expect_illegal = False
         self._expect_roll_again = False
+        self._shown = 0  # displays seen so far
 
     # ------------------------------------------------------------------ what the players see
     def see_lights(self, illegal: bool) -> None:
@@ -87,6 +88,7 @@ class SimPlayers:
         if lines != self.display and ("Roll again" in text or "void" in text) and not self._expect_roll_again:
             self.tally.false_alarms += 1
         self.display = lines
+        self._shown += 1
 
     # ------------------------------------------------------------------ acting
     def _shoot(self) -> Iterator[Frame]:
@@ -237,7 +239,15 @@ class SimPlayers:
             self._count("Roll again" in " ".join(self.display))
             yield from self._pick_up(side, ("white", "black"))
             self._expect_roll_again = False
+        shown = self._shown
         yield from self._throw(side, dice)
+
+        def told() -> bool:
+            text = " ".join(self.display)
+            return self._shown > shown and (f"{side.capitalize()} rolled" in text or "Roll again" in text)
+        yield from self._wait_for(told)
+        if told() and "Roll again" in " ".join(self.display):
+            yield from self._press("accept")  # a false alarm: the players let the roll stand
 
     def _count(self, caught: bool) -> None:
         if caught:
