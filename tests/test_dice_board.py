@@ -181,6 +181,21 @@ def test_the_cube_is_located_on_its_top_face_and_never_read_as_a_die(side):
     assert sorted(d.value for d in dice) == [2, 5]
 
 
+@pytest.mark.parametrize("seed, style, value", [(0, "classic", 4), (6, "blue", 64), (9, "felt", 8),
+                                               (19, "tournament", 4)])
+def test_a_centred_cube_against_checkers_on_the_bar(seed, style, value):
+    """A checker of each side on the bar touches the centred cube (as light as the cube in
+    some light): the cube's face is cut from them and read."""
+    points = list(Position.initial().points())
+    points[23] -= 1
+    points[0] += 1
+    position = Position.from_points(points, bar=(1, 1))
+    frame, truth, board = scene(position, dice=(3, 1), cube=Cube(value, "centre"), seed=seed, style=style,
+                                conditions=Conditions.random(np.random.default_rng(seed), 0.5))
+    cube = read_cube(frame, board)
+    assert cube is not None and (cube.value, cube.side) == (value, "centre")
+
+
 def test_a_centred_cube_at_one_shows_64():
     frame, truth, board = scene(Position.initial(), cube=Cube(), seed=2, style="tournament")
     cube = read_cube(frame, board)

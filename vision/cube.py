@@ -31,6 +31,8 @@ GLYPH = 32              # side of the straightened face the number is matched on
 STANDS_OUT = 22.0       # Lab distance from the bar's colour along the bar that marks something lying there
 MIN_MATCH = 0.5         # the least correlation a number must reach with the face's ink
 CENTRE = 0.1            # half the height of the field's middle band, as a share of the field's height
+# wider than the neck between the cube and a checker it touches, narrower than the cube's face
+_NECK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(0.6 * FACE_PX) | 1,) * 2)
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX)
 
 
@@ -109,7 +111,9 @@ def _straighten(patch: np.ndarray) -> np.ndarray | None:
 
     The cube stands out from the bar (light on a dark bar or dark on a light one); of
     the cube, the top face is the part lit like its brightest (or darkest) part, the sides
-    being in shade; the digits are closed over."""
+    being in shade; the digits are closed over. Where the cube touches a checker of its
+    colour (on the bar), the two are cut apart at the neck between them, and where closing
+    joined them, the unclosed cube with its digits filled is taken."""
     gray = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     n = patch.shape[0]
     _, light = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -128,9 +132,19 @@ def _straighten(patch: np.ndarray) -> np.ndarray | None:
             if found is None:       # the cube with a side face in view: keep the lit top
                 lit = np.percentile(gray[body].astype(np.float32), 85 if bright else 15)
                 top = (gray >= 0.86 * lit) if bright else (gray <= lit / 0.86)
-                found = _square(cv2.morphologyEx((top & body).astype(np.uint8) * 255, cv2.MORPH_CLOSE, close), n)
+                top = cv2.morphologyEx((top & body).astype(np.uint8) * 255, cv2.MORPH_CLOSE, close)
+                found = _square(top, n)
+            for part in (body.astype(np.uint8) * 255, top) if found is None else ():
+                found = found or _cut_square(part, n)
             if found is not None and (best is None or found[0] < best[0]):
                 best = found
+    for mask in (light, 255 - light) if best is None else ():
+        # closing joined the cube to a checker just clear of it: the unclosed cube, digits filled
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        solid = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, cv2.FILLED)
+        found = _square(solid, n) or _cut_square(solid, n)
+        if found is not None and (best is None or found[0] < best[0]):
+            best = found
     if best is None:
         best = _printed_square(light, n)
     if best is None:
@@ -162,6 +176,22 @@ def _printed_square(light: np.ndarray, n: int):
         off = float(np.hypot(x - n / 2, y - n / 2))
         if best is None or off < best[0]:
             best = (off, ((float(x), float(y)), (float(k), float(k)), 0.0))
+    return best
+
+
+def _cut_square(mask: np.ndarray, n: int):
+    """``_square`` of the parts of ``mask`` joined by necks narrower than ``_NECK``: the cube
+    touching a checker of its colour on the bar (each part is what an opening keeps of it).
+    None when there is no neck to cut (an opening only rounds a lone blob away)."""
+    count, labels = cv2.connectedComponents(cv2.erode(mask, _NECK))
+    best = None
+    if count < 3:
+        return None
+    for i in range(1, count):
+        part = cv2.dilate((labels == i).astype(np.uint8) * 255, _NECK) & mask
+        found = _square(part, n)
+        if found is not None and (best is None or found[0] < best[0]):
+            best = found
     return best
 
 
