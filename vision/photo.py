@@ -48,8 +48,8 @@ START_COST = 1.0        # ... lost by a row's first checker (a point's base look
 ROW_BONUS = 1.0         # ... gained by lying a diameter from the last checker of its row
 SKIP_COST = 1.0         # ... lost per checker a row skips
 DIE_COST = 3.0          # ... lost where a die was read
-CLOSED = 4 / 32         # the longest unseen arc of a checker at a point's base (share of the outline)
-OPEN = 10 / 32          # ... of one further along a row
+CLOSED = 4 / 32         # the longest unseen arc of a checker off the points (share of the outline)
+OPEN = 10 / 32          # ... of one on a point
 COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour ...
 ROW_COLOUR = 9.0        # ... or, in a row (shade and glare vary along it), this many
 ON_LINE = 0.35          # a checker on a point lies within this many point widths of its centre line ...
@@ -291,7 +291,7 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
 def _evidence(d: Disc, distance: float, reference: float) -> float:
     """How much a disc's look says it is a checker (log-odds): its outline's support, judged
     against the photo's clearest outlines (``reference``), less how far its colour lies
-    from its side's."""
+    from its side's (``distance``) and how long an arc of its outline went unseen."""
     level = max(EVEN_SUPPORT, EVEN_SHARE * reference)
     return (SUPPORT_SLOPE * (d.support - level) - COLOUR_COST * (distance - EVEN_COLOUR)
             - GAP_COST * (d.gap - EVEN_GAP))
