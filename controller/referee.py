@@ -31,7 +31,7 @@ from enum import Enum
 
 from engine.match import ActionRefused, Kind, Phase
 from engine.moves import BAR, OFF, IllegalPlayError, LegalPlay, Rule, explain_result, legal_plays
-from engine.position import BLACK, WHITE, Position, PositionError, Side
+from engine.position import BLACK, WHITE, Position, Side
 from engine.records.model import Action
 
 from controller.clock import ClockRules, remaining
@@ -143,68 +143,10 @@ def absolute_point(side: Side, point: int) -> str:
     return str(point if side == WHITE else 25 - point)
 
 
-def _range(value) -> tuple[int, int]:
-    if isinstance(value, (tuple, list)):
-        return int(value[0]), int(value[1])
-    return int(value), int(value)
-
-
-def _outside(count: int, low: int, high: int) -> int:
-    return max(low - count, count - high, 0)
-
-
-def misfit(obs, position: Position) -> int:
-    """How many checkers of ``position`` the observation does not explain: counts outside the
-    read ranges (ranges where piles hide checkers) and checkers of the other colour; 0 when
-    everything the observation saw fits ``position``."""
-    total = 0
-    for read, expected in zip(obs.points, position.points()):
-        low, high = _range(getattr(read, "count_range", None) or read.count)
-        count = abs(expected)
-        if count and low > 0 and read.color != ("white" if expected > 0 else "black"):
-            total += max(count, low)
-        else:
-            total += _outside(count, low, high)
-    for name, side in (("white", WHITE), ("black", BLACK)):
-        total += _outside(position.bar(side), *_range(obs.bar[name]))
-        total += _outside(position.off(side), *_range(obs.off[name]))
-    return total
-
-
-def distance(obs, position: Position) -> int:
-    """Checkers by which the observation's best counts differ from ``position``'s points."""
-    return sum(abs((read.count if read.color == "white" else -read.count) - expected)
-               for read, expected in zip(obs.points, position.points()))
-
-
-def explains(obs, position: Position) -> bool:
-    """True when everything the observation saw fits ``position``."""
-    return misfit(obs, position) == 0
-
-
-def observed_position(obs, variant) -> Position | None:
-    """The position the observation shows when every count is certain and every checker is accounted for.
-
-    Checkers neither seen on the board, the bar nor in a tray mean the read is incomplete
-    (a checker hidden in a pile, say): ``None``, never a position with checkers borne off by guess.
-    """
-    try:
-        position = obs.to_position(variant)
-    except (PositionError, ValueError):
-        return None
-    if position is None:
-        return None
-    for name, side in (("white", WHITE), ("black", BLACK)):
-        low, high = _range(obs.off[name])
-        if not low <= position.off(side) <= high:
-            return None
-    return position
-
-
 def _reading(obs) -> tuple:
     """What a decision depends on in an observation; equal readings of two frames confirm each other."""
-    return (tuple((p.color, tuple(_range(getattr(p, "count_range", None) or p.count))) for p in obs.points),
-            tuple(sorted(_range(v) for v in obs.bar.values())), tuple(sorted(_range(v) for v in obs.off.values())),
+    return (tuple((p.color, tuple(p.count_range)) for p in obs.points),
+            tuple(sorted(tuple(v) for v in obs.bar.values())), tuple(sorted(tuple(v) for v in obs.off.values())),
             _dice_reading(obs.dice),
             None if obs.cube is None else (obs.cube.value, obs.cube.side))
 
@@ -362,7 +304,7 @@ class Referee:
     def _between_games(self, obs, d: Decision) -> None:
         if self.log.finished:
             return
-        if explains(obs, Position.initial(self.log.rules.variant)):
+        if obs.admits(Position.initial(self.log.rules.variant)):
             self._accept({"type": "game"}, d)
             self._show_state(d, self._status_text())
 
@@ -478,7 +420,7 @@ class Referee:
         that explain the board; nothing is taken without them. A board no roll explains
         (a misread) is left alone."""
         game = self.game
-        if explains(obs, game.position):
+        if obs.admits(game.position):
             self.other_rolls = []
             return
         if not self._reading_is_new():
@@ -500,9 +442,9 @@ class Referee:
                 if besides is not None and sorted(besides) == [low, high]:
                     continue
                 for lp in legal_plays(game.position, game.turn, (high, low)):
-                    off = misfit(obs, lp.position)
+                    off = obs.misfit(lp.position)
                     if lp.play and (off == 0 or not exact):
-                        found.append((off, distance(obs, lp.position), RollAndPlay((high, low), lp)))
+                        found.append((off, obs.distance(lp.position), RollAndPlay((high, low), lp)))
         found.sort(key=lambda item: item[:2])
         return [roll for *_, roll in found[:CHOICES]]
 
@@ -577,7 +519,7 @@ class Referee:
         """The dice are picked up: judge the board (again, while an illegal play is corrected)."""
         game = self.game
         plays = legal_plays(game.position, game.turn, game.dice)
-        fits = sorted(((misfit(obs, lp.position), distance(obs, lp.position), i) for i, lp in enumerate(plays)))
+        fits = sorted(((obs.misfit(lp.position), obs.distance(lp.position), i) for i, lp in enumerate(plays)))
         matches = [plays[i] for m, _, i in fits if m == 0]
         if len(matches) == 1:
             self._play(matches[0], d)
@@ -588,7 +530,7 @@ class Referee:
         if matches:
             self._unclear(now, d, "several checkers cannot be told apart")
             return
-        seen = observed_position(obs, self.log.rules.variant)
+        seen = obs.to_position(self.log.rules.variant)  # only a certain, complete reading
         if seen is None:
             self._unclear(now, d, "some checkers cannot be read")
             return
@@ -825,4 +767,4 @@ class Referee:
 
 
 __all__ = ["Referee", "Press", "Button", "Decision", "Lights", "Beep", "Display", "Scoreboard", "PointLights",
-           "RecordChanged", "RecalibrateRequested", "NewMatchRequested", "Timing", "explains", "Rule"]
+           "RecordChanged", "RecalibrateRequested", "NewMatchRequested", "Timing", "Rule"]

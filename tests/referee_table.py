@@ -8,62 +8,30 @@ from controller.match_log import MatchLog
 from controller.referee import Button, Decision, Press, Referee, Timing
 from engine.match import MatchRules
 from engine.position import BLACK, WHITE, Position
+from vision.observation import CubeRead, DieRead, Observation, PointRead
 
 
-@dataclass(frozen=True)
-class Die:
-    value: int
-    half: str | None
-    flat: bool = True
-    on_checker: bool = False
-    box: tuple = (0, 0, 10, 10)
-    confidence: float = 1.0
+def Die(value: int, half: str | None, flat: bool = True, on_checker: bool = False) -> DieRead:
+    """A die as vision reads it."""
+    return DieRead(value, half, flat, on_checker, (0, 0, 10, 10), 1.0)
 
 
-@dataclass(frozen=True)
-class Cube:
-    value: int
-    side: str
-    confidence: float = 1.0
+def Cube(value: int, side: str) -> CubeRead:
+    """The cube as vision reads it."""
+    return CubeRead(value, side, 1.0)
 
 
-@dataclass(frozen=True)
-class Point:
-    color: str | None
-    count: int
-    count_range: tuple[int, int]
-    confidence: float = 1.0
-    occluded: bool = False
-
-
-@dataclass(frozen=True)
-class Seen:
-    """What a camera saw, in the shape of vision's observations."""
-
-    points: tuple[Point, ...]
-    bar: dict
-    off: dict
-    dice: tuple[Die, ...] = ()
-    cube: Cube | None = None
-    settled: bool = True
-    board_visible: bool = True
-    timestamp: float = 0.0
-
-    def to_position(self, variant):
-        if any(p.count_range[0] != p.count_range[1] for p in self.points):
-            return None
-        signed = [0 if p.color is None else (p.count if p.color == "white" else -p.count) for p in self.points]
-        return Position.from_points(signed, bar=(self.bar["white"], self.bar["black"]), variant=variant)
-
-
-def seen(position: Position, dice=(), cube=Cube(64, "centre"), settled=True, ranges=None, t=0.0) -> Seen:
+def seen(position: Position, dice=(), cube=Cube(64, "centre"), settled=True, ranges=None, t=0.0) -> Observation:
+    """The observation of a frame showing ``position``: every count certain but those ``ranges``
+    makes (point -> (min, max)), the borne-off checkers as read in the trays."""
     points = []
     for i, n in enumerate(position.points(), start=1):
         low, high = (ranges or {}).get(i, (abs(n), abs(n)))
-        points.append(Point(None if n == 0 else ("white" if n > 0 else "black"), abs(n), (low, high)))
-    return Seen(tuple(points), {"white": position.bar(WHITE), "black": position.bar(BLACK)},
-                {"white": position.off(WHITE), "black": position.off(BLACK)},
-                tuple(dice), cube, settled, True, t)
+        points.append(PointRead(i, None if n == 0 else ("white" if n > 0 else "black"), abs(n), (low, high), 1.0))
+    return Observation(settled, True, tuple(points),
+                       {"white": (position.bar(WHITE),) * 2, "black": (position.bar(BLACK),) * 2},
+                       {"white": (position.off(WHITE),) * 2, "black": (position.off(BLACK),) * 2},
+                       tuple(dice), cube, timestamp=t)
 
 
 @dataclass

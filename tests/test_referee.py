@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from controller.match_log import MatchLog
 from controller.referee import Beep, Display, Lights, PointLights, Referee
 from engine.match import Game, MatchRules, Phase
@@ -362,13 +364,12 @@ def test_a_money_session_ends_from_the_menu_and_a_new_match_is_offered():
 
 
 def test_a_checker_missing_from_the_read_is_never_judged_illegal():
-    from referee_table import seen
     table = opened(5, 6)
     after = apply_play(START, BLACK, (6, 5), "24/13")
     observed = seen(after)  # one of Black's six on its 13 point (White's 12) is not seen
     points = list(observed.points)
-    points[11] = type(points[11])("black", 5, (5, 5))
-    hidden = type(observed)(tuple(points), observed.bar, observed.off)
+    points[11] = replace(points[11], count=5, count_range=(5, 5))
+    hidden = replace(observed, points=tuple(points))
     for _ in range(12):
         table.t += 0.5
         d = table.referee.feed(hidden, table.t)

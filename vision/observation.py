@@ -15,6 +15,11 @@ from engine.position import BLACK, WHITE, Position, PositionError, Variant
 COLOURS = ("white", "black")
 
 
+def _outside(count: int, low: int, high: int) -> int:
+    """How far ``count`` lies outside [low, high]."""
+    return max(low - count, count - high, 0)
+
+
 @dataclass(frozen=True)
 class PointRead:
     """Checkers on one point: ``color`` None when empty; ``count_range`` (min, max) is honest
@@ -112,24 +117,33 @@ class Observation:
             return None
         return position if self.admits(position) else None
 
-    def admits(self, position: Position) -> bool:
-        """Whether ``position`` fits every range read: each point's count within its range
-        (and of its colour where at least one is certain), the bar and the borne-off
-        checkers likewise. A frame whose ranges exclude the true position is a confident
-        misread."""
+    def misfit(self, position: Position) -> int:
+        """How many checkers of ``position`` the frame does not explain: counts outside the
+        ranges read (points, bar, borne off) and checkers of the other colour on a point
+        read with at least one checker certain. 0 when the frame admits ``position``."""
         if len(self.points) != 24:
-            return False
+            return 2 * position.variant.checkers
+        total = 0
         for read, expected in zip(self.points, position.points()):
             low, high = read.count_range
-            if not low <= abs(expected) <= high:
-                return False
-            if expected and low > 0 and read.color != ("white" if expected > 0 else "black"):
-                return False
+            count = abs(expected)
+            if count and low > 0 and read.color != ("white" if expected > 0 else "black"):
+                total += max(count, low)
+            else:
+                total += _outside(count, low, high)
         for name, side in (("white", WHITE), ("black", BLACK)):
-            for counts, count in ((self.bar, position.bar(side)), (self.off, position.off(side))):
-                if not counts[name][0] <= count <= counts[name][1]:
-                    return False
-        return True
+            total += _outside(position.bar(side), *self.bar[name]) + _outside(position.off(side), *self.off[name])
+        return total
+
+    def admits(self, position: Position) -> bool:
+        """Whether ``position`` fits every range read. A settled frame whose ranges exclude
+        the true position is a confident misread."""
+        return self.misfit(position) == 0
+
+    def distance(self, position: Position) -> int:
+        """Checkers by which the counts read (the best guesses inside the ranges) differ from
+        ``position``'s points: what ranks positions the frame admits equally."""
+        return sum(abs(read.signed - expected) for read, expected in zip(self.points, position.points()))
 
     def to_json(self, variant: Variant | str = Variant.STANDARD) -> dict:
         """The ``bgref read --json`` contract: counts as integers where certain, else [min, max]."""
