@@ -633,6 +633,7 @@ BOARD_DIE_PX = 26.0     # top face's parallax
 BOARD_SEARCH = 0.45     # how far (die sides) the top face may lie from a candidate
 BOARD_FIT = 0.2         # a board is busier than a tray: a face must explain more there
 BOARD_CLEAR = 0.45      # a face fitting this well is read with its full confidence
+LEANING = 0.4           # the share of its confidence a leaning die's value keeps (never one to take at its word)
 BOARD_BLOB = 2.0        # a checker's glint or rings fit as well as pips this much larger
 
 
@@ -833,8 +834,11 @@ class BoardDice:
         fc = np.asarray(self.to_frame(corners), np.float64).reshape(-1, 2)
         x0, y0 = np.floor(fc.min(axis=0)).astype(int)
         x1, y1 = np.ceil(fc.max(axis=0)).astype(int)
-        # a face that only just fits is as often a leaning die's side or a partly hidden face
+        # a face that only just fits is as often a leaning die's side or a partly hidden face;
+        # a leaning die's top is seen at a slant beside side faces showing pips as plainly
         clear = float(np.clip((face.fit - BOARD_FIT) / (BOARD_CLEAR - BOARD_FIT), 0.0, 1.0))
+        if not flat and not on_checker:
+            clear *= LEANING
         return face.fit, (cx, cy), DieRead(face.value, half, flat and not on_checker, on_checker,
                                            (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), face.confidence * clear)
 
