@@ -215,7 +215,6 @@ def _centroids(strength: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarr
     """The spots peaking at (``xs``, ``ys``) placed to a fraction of a pixel: the centre of
     ``strength`` over the 3 x 3 pixels round each peak (N x 2, x then y). A pixel's error
     in a pip a few pixels from the next turns a face by several degrees."""
-    h, w = strength.shape
     pad = np.pad(strength, 1)
     offsets = np.array([-1.0, 0.0, 1.0], np.float32)
     out = np.empty((len(xs), 2), np.float32)
@@ -891,7 +890,8 @@ class BoardDice:
         gx = cv2.Sobel(light, cv2.CV_32F, 1, 0) / 8
         gy = cv2.Sobel(light, cv2.CV_32F, 0, 1) / 8
         shifts = np.array([(dx, dy) for dx in SHIFTS for dy in SHIFTS])                          # (S,2)
-        pts = (np.array(centre) - (x0, y0) + (shifts[:, None, None] + _RIM[None] * RIM_RADII[None, :, None, None]) * ppd)
+        rims = shifts[:, None, None] + _RIM[None] * RIM_RADII[None, :, None, None]                 # (S,R,A,2)
+        pts = np.array(centre) - (x0, y0) + rims * ppd
         xs = np.clip(np.round(pts[..., 0]).astype(int), 0, x1 - x0 - 1)                       # (S,R,A)
         ys = np.clip(np.round(pts[..., 1]).astype(int), 0, y1 - y0 - 1)
         across = np.abs(gx[ys, xs] * _RIM[:, 0] + gy[ys, xs] * _RIM[:, 1])
