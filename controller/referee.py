@@ -206,6 +206,7 @@ class Referee:
         self._lights: Lights | None = None
         self._reading = None
         self._agreeing = 0
+        self._examined = None
         self._dice_reading = None
         self._dice_agreeing = 0
 
@@ -268,6 +269,9 @@ class Referee:
                     "the board is hidden"
                 d.signals.append(Beep("attention"))
                 d.signals.append(Display(("Please clear the view:", what)))
+            occlusion = getattr(obs, "occlusion", None)
+            if visible and occlusion is not None and occlusion.motion and not occlusion.hand:
+                self._note(obs)  # changed since the last frame, nothing over it: it may confirm the next
             return
         if self.asked_clear:
             self._show_state(d, self._status_text())
@@ -281,9 +285,7 @@ class Referee:
             self._show_state(d, self._status_text())
         dice = tuple(obs.dice)
         self.need_clear &= {die.half for die in dice}
-        reading = _reading(obs)
-        self._agreeing = self._agreeing + 1 if reading == self._reading else 1
-        self._reading = reading
+        self._note(obs)
         if self._agreeing < self.timing.confirm_frames:
             return
         game = self.game
@@ -328,9 +330,18 @@ class Referee:
         may flicker meanwhile)."""
         return self._dice_agreeing >= self.timing.roll_confirm_frames
 
+    def _note(self, obs) -> None:
+        """Count the frames in a row that read the same."""
+        reading = _reading(obs)
+        self._agreeing = self._agreeing + 1 if reading == self._reading else 1
+        self._reading = reading
+
     def _reading_is_new(self) -> bool:
-        """This frame confirms a reading for the first time (a decision made on it once is not redone)."""
-        return self._agreeing == self.timing.confirm_frames
+        """Whether this reading is looked into for the first time (what was found in it is kept)."""
+        if self._examined == self._reading:
+            return False
+        self._examined = self._reading
+        return True
 
     def _steady(self) -> bool:
         """The reading has held long enough to take a roll or a cube action from it."""

@@ -11,6 +11,7 @@ from engine.moves import apply_play
 from engine.position import BLACK, WHITE, Position
 
 from referee_table import Cube, Die, Table, seen
+from vision.observation import Occlusion
 
 START = Position.initial()
 
@@ -177,6 +178,23 @@ def test_accept_does_not_take_a_roll_thrown_out_of_turn():
     d = table.look(pos, [Die(6, "white"), Die(5, "white")])
     assert any("turn to roll" in t for t in texts(d))
     assert types(table.press("accept")) == [] and table.game.phase is Phase.ROLL
+
+
+def test_a_frame_that_only_changed_since_the_last_confirms_the_next_settled_one():
+    table = opened(3, 1)
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    moved = replace(seen(after), settled=False, occlusion=Occlusion(motion=True))  # the hand just left
+    assert types(table.referee.feed(moved, table.t + 0.1)) == []
+    assert types(table.referee.feed(seen(after), table.t + 0.2)) == ["play"]
+
+
+def test_a_frame_with_a_hand_over_the_board_confirms_nothing():
+    table = opened(3, 1)
+    after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
+    covered = replace(seen(after), settled=False, occlusion=Occlusion(hand=True, motion=True))
+    table.referee.feed(covered, table.t + 0.1)
+    assert types(table.referee.feed(seen(after), table.t + 0.2)) == []
+    assert types(table.referee.feed(seen(after), table.t + 0.3)) == ["play"]
 
 
 def test_a_cube_misread_for_a_few_frames_is_no_double():
