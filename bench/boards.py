@@ -31,8 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.moves import legal_plays  # noqa: E402
-from engine.position import WHITE, Position  # noqa: E402
+from hardware.sim.render_sequence import random_position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, render  # noqa: E402
 from vision.photo import HOMES, import_photo  # noqa: E402
 
@@ -110,17 +109,6 @@ def summarise(name: str, rows: list[dict]) -> None:
           f"{sum(r['position'] for r in rows):>10} {statistics.median(r['seconds'] for r in rows):>9.1f}")
 
 
-def random_position(rng: np.random.Generator) -> Position:
-    position, side = Position.initial(), WHITE
-    for _ in range(int(rng.integers(0, 40))):
-        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-        plays = legal_plays(position, side, dice)
-        position = plays[int(rng.integers(len(plays)))].position
-        if position.winner() is not None:
-            break
-        side = side.opponent
-    return position
-
 
 def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
     stats = {"frames": 0, "right": 0, "points right": 0, "usual": 0, "chosen right": 0}
@@ -128,7 +116,7 @@ def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
         rng = np.random.default_rng(seed)
         style = list(STYLES)[seed % len(STYLES)]
         home = HOMES[(seed // len(STYLES)) % len(HOMES)]
-        position = random_position(rng)
+        position = random_position(rng, int(rng.integers(0, 40)))
         image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
                           style=style, size=(960, 540), conditions=Conditions.clean(), home=home)
         read = import_photo(image, white="light", home=home)
@@ -157,7 +145,7 @@ def hard_rows(count: int, first_seed: int, difficulty: float) -> dict:
     stats = {"frames": 0, "right": 0, "points right": 0}
     for seed in range(first_seed, first_seed + count):
         rng = np.random.default_rng(seed)
-        position = random_position(rng)
+        position = random_position(rng, int(rng.integers(0, 40)))
         image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
                               style=list(STYLES)[seed % len(STYLES)], size=(960, 540), difficulty=difficulty)
         read = import_photo(image, white="light", home=home_in_frame(truth))

@@ -22,9 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.moves import legal_plays  # noqa: E402
 from engine.position import BLACK, WHITE, Position  # noqa: E402
-from hardware.sim.render_sequence import TableCamera  # noqa: E402
+from hardware.sim.render_sequence import TableCamera, random_turn  # noqa: E402
 from hardware.sim.render_styles import STYLES  # noqa: E402
 from hardware.sim.renderer import board_renderer, render  # noqa: E402
 from hardware.sim.scene import BOARD_BUILDS  # noqa: E402
@@ -35,8 +34,7 @@ def random_positions(n: int, seed: int) -> list[Position]:
     rng = np.random.default_rng(seed)
     out, position, side = [], Position.initial(), WHITE
     while len(out) < n:
-        plays = legal_plays(position, side, (int(rng.integers(1, 7)), int(rng.integers(1, 7))))
-        position = plays[int(rng.integers(len(plays)))].position
+        _, position = random_turn(rng, position, side)
         side = BLACK if side == WHITE else WHITE
         out.append(position)
         if position.winner() is not None:

@@ -33,26 +33,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.moves import legal_plays  # noqa: E402
-from engine.position import WHITE, Position  # noqa: E402
+from engine.position import Position  # noqa: E402
+from hardware.sim.render_sequence import random_position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, Hand, render  # noqa: E402
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
-
-
-def random_position(rng: np.random.Generator, plies: int) -> Position:
-    """A position reached by ``plies`` random legal plays from the opening."""
-    position, side = Position.initial(), WHITE
-    for _ in range(plies):
-        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-        plays = legal_plays(position, side, dice)
-        position = plays[int(rng.integers(len(plays)))].position
-        if position.winner() is not None:
-            break
-        side = side.opponent
-    return position
 
 
 def scene(seed: int):

@@ -281,6 +281,25 @@ class TableCamera:
             yield Frame(image, replace(truth, seed=self.seed, timestamp=timestamp), timestamp, index)
 
 
+def random_turn(rng: np.random.Generator, position: Position, side: Side) -> tuple[tuple[int, int], Position]:
+    """A roll and the position after a legal play of it, both drawn from ``rng``."""
+    dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+    plays = legal_plays(position, side, dice)
+    return dice, plays[int(rng.integers(len(plays)))].position
+
+
+def random_position(rng: np.random.Generator, plies: int) -> Position:
+    """A position reached by ``plies`` random legal plays from the opening (fewer when a
+    side bears off all its checkers first)."""
+    position, side = Position.initial(), WHITE
+    for _ in range(plies):
+        _, position = random_turn(rng, position, side)
+        if position.winner() is not None:
+            break
+        side = side.opponent
+    return position
+
+
 def play_random_game(camera: TableCamera, seed: int = 0, max_turns: int | None = None) -> Iterator[Frame]:
     """Frames of a whole game of random legal plays on ``camera``: each turn a roll into
     the roller's right-hand half, the move by hand, and the dice picked up. Ends when a
@@ -292,12 +311,10 @@ def play_random_game(camera: TableCamera, seed: int = 0, max_turns: int | None =
     camera.hold(0.5)
     yield from camera.frames()
     while position.winner() is None and (max_turns is None or turns < max_turns):
-        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        dice, after = random_turn(rng, position, side)
         name = "white" if side == WHITE else "black"
         camera.roll(dice, half=name)
         yield from camera.frames()
-        plays = legal_plays(position, side, dice)
-        after = plays[int(rng.integers(len(plays)))].position
         if after != position:
             camera.move(position, after, side=name)
             yield from camera.frames()
