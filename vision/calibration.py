@@ -32,7 +32,8 @@ from vision.board_fit import BoardPose, Lens
 from vision.board_model import ROW, BoardModel
 from vision.circles import checker_circles
 from vision.empty_board import empty_board, occupied
-from vision.outline import locate_fields
+from vision.image_check import image_problem
+from vision.outline import locate_fields, subpixel_peak
 
 FORMAT = 2
 PPD = 20.0              # canonical pixels per checker diameter for reading
@@ -360,20 +361,10 @@ def measure_checkers(frame: np.ndarray, pose: BoardPose, position: Position) -> 
             lo, hi = int(0.3 * s), int(0.68 * s)
             left = mid - lo - int(np.argmax(prof[mid - hi:mid - lo + 1][::-1]))
             right = mid + lo + int(np.argmax(prof[mid + lo:mid + hi + 1]))
-            widths.append(_peak(prof, right) - _peak(prof, left))
+            widths.append(subpixel_peak(prof, right) - subpixel_peak(prof, left))
     width = float(np.median(widths)) if widths else s
     d_x = width / s / model.field_width
     return d_x, d_y
-
-
-def _peak(profile: np.ndarray, i: int) -> float:
-    """Sub-pixel position of the peak of ``profile`` at index ``i`` (parabola)."""
-    if 0 < i < len(profile) - 1:
-        a, b, c = profile[i - 1], profile[i], profile[i + 1]
-        den = a - 2 * b + c
-        if abs(den) > 1e-9:
-            return i + float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
-    return float(i)
 
 
 def measure_case(frame: np.ndarray, pose: BoardPose, model: BoardModel) -> dict:
@@ -424,7 +415,7 @@ def measure_case(frame: np.ndarray, pose: BoardPose, model: BoardModel) -> dict:
                     continue
                 score = min(px[a], px[b], px[c])
                 if best is None or score > best[0]:
-                    best = (score, _peak(px, a), _peak(px, b), _peak(px, c))
+                    best = (score, subpixel_peak(px, a), subpixel_peak(px, b), subpixel_peak(px, c))
     level = np.median(px[fx1:]) + 1e-6
     if best is not None and best[0] / level > 3.0:
         _, a, b, c = best
@@ -512,12 +503,6 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
 
 
 def _check_frame(frame: np.ndarray) -> None:
-    if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
-        raise CalibrationError("the frame is not a colour image")
-    if min(frame.shape[:2]) < 64:
-        raise CalibrationError(f"the frame is too small ({frame.shape[1]}x{frame.shape[0]})")
-    mean = float(frame.mean())
-    if mean < 12:
-        raise CalibrationError("the frame is black (camera covered or no light)")
-    if mean > 243:
-        raise CalibrationError("the frame is overexposed")
+    problem = image_problem(frame)
+    if problem:
+        raise CalibrationError(problem)

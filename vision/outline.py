@@ -114,7 +114,8 @@ def _profile_peaks(profile: np.ndarray, count: int) -> np.ndarray:
     return np.sort(idx)
 
 
-def _refine_peak(profile: np.ndarray, i: int) -> float:
+def subpixel_peak(profile: np.ndarray, i: int) -> float:
+    """Sub-pixel position of the peak of ``profile`` at index ``i`` (parabola)."""
     if 0 < i < len(profile) - 1:
         a, b, c = profile[i - 1], profile[i], profile[i + 1]
         d = a - 2 * b + c
@@ -171,8 +172,8 @@ def _field_lines(gx: np.ndarray, gy: np.ndarray, rows: tuple[int, int]) -> list[
         if not 0.95 <= (x1 - x0) / max(y1 - y0, 1) <= 1.7:
             continue
         best = (float(ramp[y0] - ramp[y1]) + py[y0] + py[y1], y0, y1)
-        xs = tuple(_refine_peak(px, i) for i in (x0, b0, b1, x1))
-        ys = (_refine_peak(py, best[1]), _refine_peak(py, best[2]))
+        xs = tuple(subpixel_peak(px, i) for i in (x0, b0, b1, x1))
+        ys = (subpixel_peak(py, best[1]), subpixel_peak(py, best[2]))
         out.append((float(score_x + best[0]), xs, ys))
     out.sort(key=lambda item: -item[0])
     return out[:3]

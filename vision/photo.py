@@ -23,6 +23,7 @@ import numpy as np
 from engine.ids import Xgid
 from engine.position import WHITE, Position, PositionError
 from vision.dice import find_dice
+from vision.image_check import image_problem
 from vision.observation import DieRead, Observation, Occlusion, PointRead
 from vision.photo_board import FieldFit, find_field
 from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours
@@ -194,16 +195,10 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
 
 
 def _working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
-    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
-        raise PhotoError("the photo is not a colour image")
+    problem = image_problem(image, "photo")
+    if problem:
+        raise PhotoError(problem)
     h, w = image.shape[:2]
-    if min(h, w) < 64:
-        raise PhotoError(f"the photo is too small ({w}x{h})")
-    mean = float(image.mean())
-    if mean < 12:
-        raise PhotoError("the photo is black")
-    if mean > 243:
-        raise PhotoError("the photo is overexposed")
     scale = min(1.0, WORK_SIDE / max(h, w))
     if scale < 1.0:
         image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

@@ -18,6 +18,7 @@ from vision.calibration import Calibration
 from vision.checkers import CheckerField
 from vision.cube import BoardCube
 from vision.dice import BoardDice
+from vision.image_check import BRIGHTEST, DARKEST
 from vision.observation import CubeRead, DieRead, Observation, Occlusion
 from vision.occlusion import Coverage, explained_mask
 
@@ -49,7 +50,7 @@ class BoardReader:
             raise ValueError(f"frame is {frame.shape[1]}x{frame.shape[0]}, calibrated for "
                              f"{self.calibration.frame_size[0]}x{self.calibration.frame_size[1]}")
         mean = float(frame.mean())
-        if mean < 12 or mean > 243:
+        if mean < DARKEST or mean > BRIGHTEST:
             self._previous = None
             return Observation.not_visible(timestamp)
         canonical = self.calibration.view(frame)
