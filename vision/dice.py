@@ -228,14 +228,14 @@ def _centroids(strength: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarr
 def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.2,
               faces: tuple[float, ...] = PHOTO_FACES, blob: float | None = None,
               min_fit: float = MIN_FIT, lone: float = LONE, lean: bool | None = False,
-              ratios: tuple[float, ...] = PHOTO_RATIOS) -> FaceRead | None:
+              ratios: tuple[float, ...] = PHOTO_RATIOS, same_spacing: float = 0.0) -> FaceRead | None:
     """Read the top face of the die centred in ``patch`` (square, BGR), ``die_px`` wide
     (default: the patch holds the die as ``read_patch`` makes it). The face's centre may
     lie up to ``search`` die widths from the patch centre (a die seen at a slant shows
     its sides on one side), its side is one of ``faces`` die widths and its pips lie
-    ``ratios`` of its side apart. With ``blob``,
-    spots that fit as well when ``blob`` times larger are not pips (a checker's glint or
-    rings). A face off the patch centre fits less, a lone pip (a one) ``lone`` times less
+    ``ratios`` of its side apart (a spacing within ``same_spacing``, relatively, of one
+    tried is not tried again). With ``blob``, spots that fit as well when ``blob`` times
+    larger are not pips (a checker's glint or rings). A face off the patch centre fits less, a lone pip (a one) ``lone`` times less
     (a single pip of any face looks like a one). None when no face pattern fits at least
     ``min_fit``; with ``lean``, a face that nearly fits is tried again foreshortened one
     way (the top of a die leaning on something), with ``lean`` None every face is (a
@@ -263,13 +263,13 @@ def read_face(patch: np.ndarray, die_px: float | None = None, search: float = 0.
             break
         upright = cv2.getRotationMatrix2D(centre, float(np.rad2deg(turn)), 1.0)
         up = _Upright(cv2.warpAffine(lab, upright, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
-        fits = _fit_upright(up, die_px, search, faces, lone, ratios=ratios)
+        fits = _fit_upright(up, die_px, search, faces, lone, ratios=ratios, same_spacing=same_spacing)
         if best is None or fits[0].max() > best[0][0].max():
             best = (fits, turn, upright, up)
     if lean is None or (lean and min_fit > best[0][0].max() >= 0.5 * min_fit):   # a foreshortened top
         fits, turn, upright, up = best
         for squash in ((1.0, LEAN), (LEAN, 1.0)):
-            leaning = _fit_upright(up, die_px, search, faces, lone, squash, ratios)
+            leaning = _fit_upright(up, die_px, search, faces, lone, squash, ratios, same_spacing)
             if leaning[0].max() > best[0][0].max():
                 best = (leaning, turn, upright, up)
     (fit_by_pattern, at_by_pattern), turn, upright, up = best
@@ -379,10 +379,12 @@ _RING = np.array([(MARGIN * np.cos(a), MARGIN * np.sin(a)) for a in np.arange(8)
 
 
 def _fit_upright(up: _Upright, die_px: float, search: float, faces: tuple[float, ...], lone: float,
-                 squash: tuple[float, float] = (1.0, 1.0), ratios: tuple[float, ...] = PHOTO_RATIOS):
+                 squash: tuple[float, float] = (1.0, 1.0), ratios: tuple[float, ...] = PHOTO_RATIOS,
+                 same_spacing: float = 0.0):
     """Best fit per pattern of an upright face (see ``read_face``) and where it was:
     (fits, [(place, spacing, contrast, face side) or None]); face centres lie on a
-    lattice ``STEP`` die widths fine, up to ``search`` die widths either way from the middle."""
+    lattice ``STEP`` die widths fine, up to ``search`` die widths either way from the middle.
+    A pip spacing within ``same_spacing`` (relatively) of one tried is not tried again."""
     step = max(1.0, die_px * STEP)
     reach = int(search * die_px / step + 1e-6)
     tx, ty = np.meshgrid(np.arange(-reach, reach + 1), np.arange(-reach, reach + 1))
@@ -396,6 +398,7 @@ def _fit_upright(up: _Upright, die_px: float, search: float, faces: tuple[float,
     best_fit = np.zeros(len(PATTERNS))
     best_at: list = [None] * len(PATTERNS)
     sums, products = up.sums, up.products
+    tried: list[float] = []
     for face in faces:
         side = face * die_px
         hx, hy = 0.46 * side * squash[0], 0.46 * side * squash[1]
@@ -413,6 +416,9 @@ def _fit_upright(up: _Upright, die_px: float, search: float, faces: tuple[float,
                for c, (i, j) in enumerate(((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)))]
         for ratio in ratios:
             spacing = ratio * side
+            if any(abs(spacing - s) < same_spacing * s for s in tried):
+                continue
+            tried.append(spacing)
             pip_r = PIP * spacing
             discs = up.discs(max(int(round(1.7 * pip_r)), 1))
             grid = places[:, None, :] + _PROBES[None] * np.float32(squash) * np.float32(spacing)
@@ -634,6 +640,7 @@ BOARD_FIT = 0.2         # a board is busier than a tray: a face must explain mor
 BOARD_CLEAR = 0.45      # a face fitting this well is read with its full confidence
 LEANING = 0.4           # the share of its confidence a leaning die's value keeps (never one to take at its word)
 BOARD_BLOB = 2.0        # a checker's glint or rings fit as well as pips this much larger
+BOARD_SAME_SPACING = 0.03   # a pip spacing this near (relatively) one tried is not tried again
 
 
 ToFrame = Callable[[np.ndarray], np.ndarray]     # canonical pixels (N x 2) to frame pixels (N x 2)
@@ -818,7 +825,7 @@ class BoardDice:
         to_canonical = _patch_transform(centre, self._die_canonical, 0.0, BOARD_DIE_PX, BOARD_PATCH)
         to_frame = local_homography(self.to_frame, to_canonical, BOARD_PATCH)
         face = read_face(read_patch(frame, to_frame, BOARD_PATCH), BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES,
-                         BOARD_BLOB, BOARD_FIT, 1.0, True, BOARD_RATIOS)
+                         BOARD_BLOB, BOARD_FIT, 1.0, True, BOARD_RATIOS, BOARD_SAME_SPACING)
         if face is None:
             return None
         cx, cy = _apply(to_canonical, face.centre)
