@@ -696,7 +696,7 @@ class BoardDice:
         ``cube`` the canonical centre of the doubling cube's top face, if read: no die lies
         there). A candidate on the top face of a die already read is not read again; where
         reads overlap, the best-fitting one stands."""
-        candidates, change = self.candidates(canonical, cube)
+        candidates, change = self.candidates(canonical)
         lab = cv2.cvtColor(canonical, cv2.COLOR_BGR2LAB).astype(np.float32)
         reads: list[tuple[float, tuple[float, float], DieRead]] = []
         clear = CUBE_CLEAR * self.model.ppd
@@ -716,8 +716,7 @@ class BoardDice:
                 kept.append(at)
         return out
 
-    def candidates(self, canonical: np.ndarray,
-                   cube: tuple[float, float] | None = None) -> tuple[list[tuple[float, float]], np.ndarray]:
+    def candidates(self, canonical: np.ndarray) -> tuple[list[tuple[float, float]], np.ndarray]:
         """Canonical points where a die may lie, likeliest first, and how much each pixel
         departs from the empty board.
 
@@ -728,8 +727,7 @@ class BoardDice:
         new pip-like spots (a white die on a light point shows little but its pips). Each
         candidate moves to the middle of the fine detail around it (the pips, on the top
         face); they are ranked by the pip-like spots around them and the first
-        ``CANDIDATES`` kept. The printing on the cube (``cube``, the canonical centre of its
-        top face) is no die's pips."""
+        ``CANDIDATES`` kept."""
         lab = cv2.cvtColor(cv2.GaussianBlur(canonical, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
         diff = lab - self.empty_lab
         diff[..., 0] *= np.where(diff[..., 0] < 0, SHADE, 1.0)
@@ -745,10 +743,6 @@ class BoardDice:
             foreign = ((near > FOREIGN ** 2) & (change > FOREIGN)).astype(np.uint8) * 255 & checkerish
             found += self._candidates(foreign, 0.2)
         spots = cv2.max(cv2.subtract(_spots(canonical), self.empty_spots), 0) * (self._surface > 0)
-        if cube is not None:        # the cube's printing is no die's pips
-            clear = int(round(CUBE_CLEAR * self.model.ppd))
-            x, y = int(round(cube[0])), int(round(cube[1]))
-            spots[max(y - clear, 0):max(y + clear + 1, 0), max(x - clear, 0):max(x + clear + 1, 0)] = 0
         crowd = self._crowd(spots)
         found += self._crowded(crowd)
         rise = cv2.max(cv2.subtract(_detail(canonical), self.empty_detail), 0) * (self._surface > 0)
