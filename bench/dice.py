@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib.util
 import statistics
 import sys
 import time
@@ -39,15 +38,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from engine.position import Position  # noqa: E402
+from hardware.sim.render_sequence import random_position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, Cube, Die, render  # noqa: E402
 from test_dice_board import EMPTY, TruthBoard, matched  # noqa: E402
 from vision.dice import find_dice  # noqa: E402
-
-# the vision bench's positions by random play (its file name would shadow the vision package)
-_spec = importlib.util.spec_from_file_location("bench_vision", ROOT / "bench" / "vision.py")
-_bench_vision = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_bench_vision)
-random_position = _bench_vision.random_position
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "dice"
 
