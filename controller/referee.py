@@ -176,6 +176,9 @@ class RollAndPlay:
     play: LegalPlay
 
 
+MenuAction = dict | str | LegalPlay | RollAndPlay  # an event, a command, or a play the players pick
+
+
 # ---------------------------------------------------------------------------- the referee
 class Referee:
     """The state machine. ``feed(observation)`` or ``feed(Press(...))``, each returning a :class:`Decision`."""
@@ -195,7 +198,7 @@ class Referee:
         self.unclear_since: float | None = None
         self.asked_clear = False
         self.asked_to_pick = False  # the players were asked to clear the view or pick the play on MENU
-        self.menu: list[tuple[str, dict | str | LegalPlay]] | None = None
+        self.menu: list[tuple[str, MenuAction]] | None = None
         self.menu_index = 0
         self.menu_at = 0.0
         self.undo_asked_at: float | None = None
@@ -649,10 +652,10 @@ class Referee:
         self._show_state(d, f"Play {last['play'] or '(none)'} taken back: {last['side'].capitalize()}, "
                             f"put the checkers and the dice {dice[0]}{dice[1]} back and play again")
 
-    def menu_items(self) -> list[tuple[str, dict | str | LegalPlay]]:
+    def menu_items(self) -> list[tuple[str, MenuAction]]:
         """What MENU offers now: (label, event or command)."""
         game = self.game
-        items: list[tuple[str, dict | str | LegalPlay]] = []
+        items: list[tuple[str, MenuAction]] = []
         if game is not None and game.phase is Phase.DOUBLED:
             answerer = side_name(game.answerer)
             items.append((f"{answerer.capitalize()} drops", {"type": "drop", "side": answerer}))
