@@ -134,7 +134,7 @@ CONFIDENT = 0.5         # a die read with this confidence is one the referee may
 def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
     counts = {k: 0 for k in ("dice", "right", "found", "rest right", "extra", "cubes", "cube right",
                              "no cube", "no cube right", "blurred dice", "blurred right", "read flat",
-                             "read leaning")}
+                             "read leaning", "cube wrong")}
     by_rest = {r: [0, 0] for r in ("flat", "cocked", "on_checker")}
     dice_ms, cube_ms = [], []
     confidences: dict[bool, list[float]] = {True: [], False: []}      # of dice read right / wrong
@@ -201,6 +201,7 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
             counts["cubes"] += 1
             ok = cube_read is not None and (cube_read.value, cube_read.side) == (truth.cube.face, truth.cube.side)
             counts["cube right"] += int(ok)
+            counts["cube wrong"] += int(cube_read is not None and not ok)
             if verbose and not ok:
                 print(f"seed {seed} {style} {home}: cube {truth.cube.face} {truth.cube.side} read {cube_read}")
 
@@ -223,6 +224,7 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
             ("dice read where none lie", str(counts["extra"]), "0"),
             ("dice in blurred frames right", share("blurred right", "blurred dice"), ""),
             ("cube: face and side", share("cube right", "cubes"), ">=99%"),
+            ("cube: read wrong", str(counts["cube wrong"]), "0"),
             ("no cube: none read", share("no cube right", "no cube"), ""),
             ("dice read ms median", f"{statistics.median(dice_ms):.1f}", ""),
             ("cube read ms median", f"{statistics.median(cube_ms):.1f}", "")]
