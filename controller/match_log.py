@@ -11,6 +11,7 @@ Events (``side`` is ``"white"`` or ``"black"``, ``t`` the time in seconds):
 - ``game``: a new game is set up
 - ``opening``: ``white``, ``black`` (one die each; ties too, for auto-doubles)
 - ``roll``: ``side``, ``dice``
+- ``dice``: ``side``, ``dice``: the dice of the roll not yet played, corrected (misread)
 - ``play``: ``side``, ``play`` (notation), ``position`` (Position ID, White on roll)
 - ``accepted``: an illegal play accepted as it stands: ``side``, ``play``, ``position``
 - ``double``, ``take``, ``drop``, ``beaver``, ``raccoon``: ``side``
@@ -18,6 +19,9 @@ Events (``side`` is ``"white"`` or ``"black"``, ``t`` the time in seconds):
   ``resign_accept``, ``resign_refuse``: ``side``
 - ``undo``: the last play is taken back (its roll stays)
 - ``end``: a money session is over (between games)
+
+A ``roll``, ``dice`` or ``play`` the players picked on MENU (the camera could not
+settle it) carries ``chosen``: true.
 """
 
 from __future__ import annotations
