@@ -153,7 +153,7 @@ def _reading(obs) -> tuple:
 
 def _dice_reading(dice) -> tuple:
     """What a roll depends on in a frame's dice; equal in consecutive frames, they confirm each other."""
-    return tuple(sorted((d.value, d.half, d.flat, getattr(d, "on_checker", False)) for d in dice))
+    return tuple(sorted((d.value, d.half or "", d.flat, d.on_checker) for d in dice))  # "": off the board
 
 
 def _die_fault(die, roller_halves: tuple[str, ...]) -> str | None:
