@@ -106,6 +106,8 @@ class CheckerField:
             rf = int(round(0.22 * s))
             learned_face = patch[ci - rf:ci + rf + 1, ci - rf:ci + rf + 1, 0]
             self.face_spread[colour] = max(FACE_SPREAD, 2.5 * float(learned_face.std()))
+        self._centres = np.array([m.point_base(n)[0] for n in range(1, 25)])  # each point's centre line
+        self._lower, self._upper = np.arange(1, 13), np.arange(13, 25)
         fx0, fy0, fx1, fy1 = m.field
         pad = int(0.2 * s)
         self.roi = (max(int(fx0) - pad, 0), max(int(fy0) - pad, 0), int(fx1) + pad, int(fy1) + pad)
@@ -231,13 +233,11 @@ class CheckerField:
             if bx0 <= d.x <= bx1:
                 out.setdefault(("bar", "white" if d.y < mid else "black"), []).append(d)
                 continue
-            best = None
-            for n in (range(13, 25) if d.y < mid else range(1, 13)):
-                x, _, _ = m.point_base(n)
-                if abs(d.x - x) <= half_w and (best is None or abs(d.x - x) < best[1]):
-                    best = (n, abs(d.x - x))
-            if best is not None:
-                out.setdefault(best[0], []).append(d)
+            numbers = self._upper if d.y < mid else self._lower
+            gaps = np.abs(self._centres[numbers - 1] - d.x)
+            nearest = int(np.argmin(gaps))
+            if gaps[nearest] <= half_w:
+                out.setdefault(int(numbers[nearest]), []).append(d)
         return out
 
     # ------------------------------------------------------------------ points

@@ -144,7 +144,9 @@ class Coverage:
         # what changed on the table round the case, reaching toward the case: an arm
         # there joins what changed inside across a rim it hardly changes
         table = np.isin(labels, [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] / self.unit >= ARM_AREA])
-        arm = cv2.dilate((table & self.surround).astype(np.uint8), self._across).astype(bool)
+        arm = table & self.surround
+        if arm.any():
+            arm = cv2.dilate(arm.astype(np.uint8), self._across).astype(bool)
         for i in range(1, count):
             area = stats[i, cv2.CC_STAT_AREA] / self.unit
             if area < RIM_AREA:
@@ -168,8 +170,9 @@ class Coverage:
                     continue
             hand = True
             hand_mask |= region
-        if hand:
-            hand_mask = cv2.dilate(hand_mask.astype(np.uint8), self._disc).astype(bool)
+        if not hand:
+            return Covered((False,) * len(self.point_masks), False, (False,) * len(self.tray_masks), False, 0.0)
+        hand_mask = cv2.dilate(hand_mask.astype(np.uint8), self._disc).astype(bool)
         points = tuple(bool((hand_mask & m).any()) for m in self.point_masks)
         bar = bool((hand_mask & self.bar_mask).any())
         trays = tuple(bool((hand_mask & m).any()) for m in self.tray_masks)
