@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from controller.cli import main
-from vision.dice import (BOARD_BLOB, BOARD_DIE_PX, BOARD_FACES, BOARD_FIT, BOARD_RATIOS, BOARD_SEARCH, CANONICAL,
-                         find_dice, read_face)
+from vision.dice import (BOARD_BLOB, BOARD_DIE_PX, BOARD_FACES, BOARD_FIT, BOARD_RATIOS, BOARD_SAME_SPACING,
+                         BOARD_SEARCH, CANONICAL, find_dice, read_face)
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "dice"
 
@@ -85,6 +85,17 @@ def test_a_one_in_the_middle_of_its_face_is_read_confidently():
     patch = draw_die(1, (230, 235, 240), (20, 20, 20), 20, side=26, canvas=200, centre=(100, 100))[68:132, 68:132]
     read = read_face(patch, BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES, BOARD_BLOB, BOARD_FIT, 1.0, True, BOARD_RATIOS)
     assert read is not None and read.value == 1 and read.confidence > 0.9
+
+
+@pytest.mark.parametrize("value", [1, 2, 3])
+@pytest.mark.parametrize("angle", [30, 35])
+def test_a_face_with_its_pips_in_one_line_says_nothing_of_a_slant(value, angle):
+    """A diagonal row of pips fits a face squashed along x as well as along y: a flat one,
+    two or three is never taken for the foreshortened top of a leaning die."""
+    image = draw_die(value, (230, 235, 240), (20, 20, 20), angle, side=26, canvas=200, centre=(100, 100))
+    read = read_face(image[68:132, 68:132], BOARD_DIE_PX, BOARD_SEARCH, BOARD_FACES, BOARD_BLOB, BOARD_FIT, 1.0, True,
+                     BOARD_RATIOS, BOARD_SAME_SPACING)
+    assert read is not None and read.value == value and read.squareness == 1.0
 
 
 def test_find_dice_rejects_non_images():

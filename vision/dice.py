@@ -339,8 +339,10 @@ def _margin(up: _Upright, place, side: float, spacing: float, on: np.ndarray) ->
 
 def _squash(up: _Upright, place, side: float, spacing: float, on: np.ndarray) -> tuple[float, float]:
     """The face's extent along x and y over its side, as its pips fit best (1, 1 for a face
-    seen square on; a leaning face is shorter one way). Faces of one pip say nothing."""
-    if on.sum() < 2:
+    seen square on; a leaning face is shorter one way). Faces whose pips lie on one line
+    (one, two, three) say nothing: a diagonal row of pips fits a face squashed along x as
+    well as one squashed along y, or one seen square on and turned a little."""
+    if on.sum() < 4:
         return 1.0, 1.0
     best = (-1.0, (1.0, 1.0))
     for f in (0.76, 0.84, 0.92, 1.0):
