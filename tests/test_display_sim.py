@@ -183,3 +183,12 @@ def test_command_line_simulator_prints_its_port_and_quits():
     )
     assert result.returncode == 0
     assert "/dev/pts/" in result.stdout and "|BAR|" in result.stdout
+
+
+def test_the_unit_survives_being_replugged_while_it_waits():
+    with SimulatedDisplayUnit(baudrate=None) as unit:
+        for _ in range(200):
+            unit.replug()  # closes the port the unit's thread may be waiting on
+        with serial.serial_for_url(unit.url, timeout=2) as port:
+            port.write(core.encode_frame(core.PING, 0))
+            assert read_until(port, core.PONG)[-1][0] == core.PONG

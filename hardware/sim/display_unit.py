@@ -376,7 +376,10 @@ class SimulatedDisplayUnit:
                     for due in (self._to_unit.next_arrival(), self._to_host.next_arrival())
                     if due is not None
                 ]
-            readable, _, _ = select.select(fds, [], [], max(0.0, min(waits)))
+            try:
+                readable, _, _ = select.select(fds, [], [], max(0.0, min(waits)))
+            except OSError:
+                continue  # a port closed (unplugged, replugged) while waiting: wait on the new ones
             with self._changed:
                 now = time.monotonic()
                 if self._wake_r in readable:
