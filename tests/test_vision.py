@@ -10,11 +10,12 @@ import pytest
 
 from controller.cli import main
 from engine.position import WHITE, Position
-from hardware.sim.render_optics import CameraPose
+from hardware.sim.render_optics import CameraPose, Lighting, Sensor
 from hardware.sim.renderer import Conditions, Hand, render
 from hardware.sim.scene import BOARD_BUILDS
 from vision.board_fit import Lens
-from vision.calibration import Calibration, CalibrationError, calibrate
+from vision.board_model import ROW
+from vision.calibration import Calibration, CalibrationError, calibrate, layout_masks, layout_score
 from vision.checkers import resolve_totals
 from vision.observation import DieRead, Observation, PointRead
 from vision.reader import BoardReader
@@ -72,6 +73,36 @@ def test_calibration_measures_the_board_and_the_lens(felt_hard):
     assert m.field_height == pytest.approx(build.field_height, rel=0.03)
     assert cal.lens.k == pytest.approx(truth.distortion, abs=0.04)
     assert np.abs(cal.case_corners - canonical_corners(truth)).max() < 0.15 * truth.ppd
+
+
+def test_a_strongly_tilted_board_lit_from_one_side_calibrates():
+    """A camera 19 degrees off the vertical over a board darker on one side than the
+    other: the light is not taken for checkers out of place."""
+    lighting = Lighting(gains=(0.87, 1.0, 1.13), gradient=(0.11, -0.32), vignette=0.22,
+                        shadows=(((0.37, -0.1), (0.87, -0.1), (0.77, 1.1), (0.27, 1.1)),), shadow_depth=0.33,
+                        glare=((0.54, 0.23, 31, 102), (0.28, 0.37, 118, 79)), direction=(-0.6, 0.8))
+    tilted = Conditions(pose=CameraPose(tilt=19, azimuth=101, rotation=-5, fill=0.68, offset=(-0.63, 0.82),
+                                        distortion=0.06), lighting=lighting, sensor=Sensor(noise=3.8), messiness=0.37)
+    frame, truth = render(Position.initial(), dice=(), seed=135, style="redblack", conditions=tilted,
+                          home="top-right")
+    cal = calibrate(frame)
+    assert np.abs(point_bases(cal) - truth_bases(truth)).max() < 2.0
+    assert BoardReader(cal).read(frame).to_position() == Position.initial()
+
+
+def test_layout_score_sees_through_the_light():
+    """Slots showing the opening under light falling off across the board score near 1;
+    the same slots taken for the opening mirrored across the bar score low."""
+    white, black = layout_masks(Position.initial())
+    rng = np.random.default_rng(0)
+    slots = np.stack(np.meshgrid(np.arange(24.0), np.arange(ROW), indexing="ij"), axis=-1)
+    looks = np.where(white[..., None], (200.0, 128, 128, 30), np.where(black[..., None], (60.0, 150, 140, 30),
+                                                                          (120.0, 135, 150, 5)))
+    light = 0.45 + 0.045 * slots[..., :1]
+    features = looks * np.concatenate([light, np.ones((24, ROW, 3))], axis=-1) + rng.normal(0, 2, looks.shape)
+    assert layout_score(features, slots, white, black) > 0.95
+    across = np.r_[11:-1:-1, 23:11:-1]
+    assert layout_score(features, slots, white[across], black[across]) < 0.6
 
 
 def test_calibration_round_trips_through_a_file(tournament, tmp_path):

@@ -5,7 +5,8 @@ its lines (``vision.outline``), and the field's corners, the lens's barrel disto
 and the board's proportions are fitted to the frame's edges (``vision.board_fit``).
 A known position (the opening unless told otherwise) then says which way round the
 board lies: of the four mirror images of the fitted field, the one whose checker slots
-split best into the position's two colours and empty points wins. The opening is
+(spaced by the checkers measured on its rows) split best into the position's two
+colours and empty points, under a smooth light, wins. The opening is
 symmetric across the board's long axis with the colours exchanged, so for it the
 lighter checkers are White unless told otherwise. Optional ArUco markers (DICT_4X4_50,
 ids 0..3 on the case's corners) help on difficult boards.
@@ -40,7 +41,9 @@ PPD = 20.0              # canonical pixels per checker diameter for reading
 PATCH = 1.3             # side of a checker's learned appearance patch (D)
 COLOURS = ("white", "black")
 MARGIN = 0.8            # table shown round the case in the canonical view (D)
-FIT_LEVEL = 0.7         # layout score below which the frame does not show the position
+FIT_LEVEL = 0.78        # layout score below which the frame does not show the position (a right
+                        # field scores 0.87 or more, the wrong way round 0.68 at most)
+LOG_LIGHTNESS = 170.0   # lightness L (0..255) scores as 170 log(L + 42): same spread at mid-grey
 
 
 class CalibrationError(ValueError):
@@ -263,18 +266,32 @@ def slot_features(canonical: np.ndarray, model: BoardModel) -> np.ndarray:
     return disc_means(np.dstack([lab, 0.5 * grad[..., None]]), model.slots, 0.3 * model.ppd)
 
 
-def layout_score(features: np.ndarray, white: np.ndarray, black: np.ndarray) -> float:
+def layout_score(features: np.ndarray, slots: np.ndarray, white: np.ndarray, black: np.ndarray) -> float:
     """How well slot features split into the layout's groups (0..1, higher is better):
     White's checkers, Black's, and the empty slots of each kind of point at each
-    distance from the base; the share of the slots' variance between the groups."""
+    distance from the base.
+
+    The light on the board is taken out first: it multiplies what shows, so lightness
+    counts by its logarithm, and it varies smoothly, so the score is the share of the
+    variance left by a quadratic in the slots' places (24 x ROW x 2, any unit) that the
+    groups explain (a board lit from one side no longer looks like checkers out of place)."""
     empty = ~(white | black)
     parity = (np.arange(24) % 2 == 0)[:, None].repeat(ROW, axis=1)
     index = np.arange(ROW)[None, :].repeat(24, axis=0)
     groups = [white, black] + [empty & (parity == p) & (index == i) for p in (False, True) for i in range(ROW)]
-    flat = features.reshape(-1, features.shape[-1])
-    total = float(((flat - flat.mean(axis=0)) ** 2).sum())
-    within = sum(float(((features[g] - features[g].mean(axis=0)) ** 2).sum()) for g in groups if g.any())
-    return 1.0 - within / max(total, 1e-9)
+    groups = [g.ravel() for g in groups if g.any()]
+    flat = features.reshape(-1, features.shape[-1]).astype(np.float64)
+    flat[:, 0] = LOG_LIGHTNESS * np.log(flat[:, 0] + LOG_LIGHTNESS - 128.0)
+    xy = np.asarray(slots, np.float64).reshape(-1, 2)
+    x, y = ((xy - xy.mean(axis=0)) / np.maximum(xy.std(axis=0), 1e-9)).T
+    light = np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1)
+    layout = np.hstack([np.stack(groups, axis=1).astype(np.float64), light[:, 1:]])
+
+    def unexplained(design: np.ndarray) -> float:
+        coef, *_ = np.linalg.lstsq(design, flat, rcond=None)
+        return float(((flat - design @ coef) ** 2).sum())
+
+    return 1.0 - unexplained(layout) / max(unexplained(light), 1e-9)
 
 
 FLIPS = {(False, False): [0, 1, 2, 3], (True, False): [1, 0, 3, 2],
@@ -289,14 +306,17 @@ def _is_colour_symmetric(position: Position) -> bool:
 
 def orient(frame: np.ndarray, pose: BoardPose, position: Position, white: str = "light") -> tuple[BoardPose, float]:
     """The mirror image of the fitted field that shows ``position`` (White's home board
-    bottom-right), and how well it does (see ``layout_score``)."""
+    bottom-right), and how well it does (see ``layout_score``). Each mirror image is
+    scored on slots spaced by the checkers measured on its rows: boards differ in how
+    many checkers their points hold, and slots spaced by the points' length drift off a
+    row of five."""
     w_mask, b_mask = layout_masks(position)
     best: tuple[float, BoardPose, np.ndarray] | None = None
     for order in FLIPS.values():
         flipped = BoardPose(pose.corners[order], pose.lens, pose.shape)
-        model = nominal_model(flipped, 12.0)
+        model = model_from_shape(flipped, *measure_checkers(frame, flipped, position), 12.0)
         colours = slot_features(canonical_view(frame, flipped, model), model)
-        score = layout_score(colours, w_mask, b_mask)
+        score = layout_score(colours, model.slots, w_mask, b_mask)
         if best is None or score > best[0]:
             best = (score, flipped, colours)
     assert best is not None
