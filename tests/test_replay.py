@@ -98,6 +98,11 @@ def calling_sixes_cocked(obs):
     return obs
 
 
+def blind_to_the_cube(obs):
+    """The cube is never seen."""
+    return replace(obs, cube=None)
+
+
 def replay_with(shared_data, tmp_path, change):
     return replay(shared_data / "matches" / SHORT, tmp_path / "out.mat", seed=3, size=(320, 180),
                   eyes=eyes_that(change), journal_dir=tmp_path)
@@ -133,6 +138,12 @@ def test_a_roll_wrongly_called_cocked_stands_when_the_players_accept_it(shared_d
     stood = [line for line in (tmp_path / "replay.journal").read_text().splitlines()
              if '"roll"' in line and '"chosen"' in line]
     assert len(stood) >= 1 and result.tally.false_alarms == len(stood)
+
+
+def test_cube_actions_the_camera_misses_are_chosen_on_menu(shared_data, tmp_path):
+    result = replay_with(shared_data, tmp_path, blind_to_the_cube)
+    assert result.same_match, result.differences
+    assert result.tally.picked >= 1 and result.tally.false_alarms == 0
 
 
 SCRIPT = textwrap.dedent("""

@@ -48,7 +48,7 @@ class Tally:
     accepted: int = 0     # caught illegal plays the opponent accepted (then both took back)
     missed: int = 0
     false_alarms: int = 0
-    picked: int = 0       # plays the players picked on MENU because the referee could not settle them
+    picked: int = 0       # plays and cube actions the players picked on MENU: the camera could not settle them
     turns: int = 0
 
 
@@ -133,6 +133,14 @@ class SimPlayers:
         yield from self._press("undo")  # close the menu
         return False
 
+    def _told_or_chosen(self, action: str) -> Iterator[Frame | ButtonPress]:
+        """Wait for the display to show ``action`` (a cube action the camera should see); if it
+        does not, the players choose it on MENU."""
+        yield from self._wait_for(lambda: action in " ".join(self.display))
+        if action not in " ".join(self.display):
+            self.tally.picked += 1
+            yield from self._choose(action)
+
     def _wait_for(self, predicate, patience: int | None = None) -> Iterator[Frame]:
         for _ in range(patience or self.patience):
             if predicate():
@@ -214,8 +222,10 @@ class SimPlayers:
                 where = side if cube == 1 else self.camera.scene.cube.side
                 cube = turn.value
                 yield from self._cube(side, cube, where)
+                yield from self._told_or_chosen(f"{side.capitalize()} doubles")
             elif turn.action is Action.TAKE:
                 yield from self._cube(side, cube, side)
+                yield from self._told_or_chosen(f"{side.capitalize()} takes")
             elif turn.action is Action.DROP:
                 yield from self._choose(f"{side.capitalize()} drops")
             elif turn.action is Action.BEAVER:
