@@ -321,27 +321,6 @@ def _gauss_newton_step(image: np.ndarray, pose: BoardPose, radius: float, keep_o
     return _unpack(v1, pose), float(np.median(np.abs(r[valid]))), float(valid.mean())
 
 
-def checker_keep_out(shape: BoardShape, counts: list[int], diameter_y: float = 1 / 11.6):
-    """A ``keep_out`` test for ``fit_board``: the rows of checkers of a known position
-    (``counts`` are the 24 points' checker numbers) and the bar's middle (the cube) hide
-    the lines there."""
-    half_w = shape.point_width * 0.5
-
-    def test(pts: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(pts), bool)
-        for n, count in enumerate(counts, start=1):
-            if not count:
-                continue
-            cx, base, d = shape.point_centre(n)
-            reach = (min(count, 6) + 0.3) * diameter_y
-            along = (pts[:, 1] - base) * d
-            out |= (np.abs(pts[:, 0] - cx) < half_w) & (along > -0.02) & (along < reach)
-        bx = 0.5
-        out |= (np.abs(pts[:, 0] - bx) < shape.bar) & (np.abs(pts[:, 1] - 0.5) < 0.06)
-        return out
-    return test
-
-
 def refine_bases(frame: np.ndarray, pose: BoardPose, reach: float = 0.08) -> BoardPose:
     """Put the field's top and bottom lines where the points' edges begin.
 
