@@ -100,11 +100,15 @@ def service_memory(frames: int = 200) -> float:
         config = Path(tmp) / "bgref.toml"
         config.write_text(f'[camera]\nsource = "{folder}"\ncalibration = "calibration.json"\n'
                           f'[paths]\njournal_dir = "journal"\nrecord_dir = "matches"\n')
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(config), "--frames",
-                        str(frames)], cwd=Path(__file__).resolve().parents[1], stdout=subprocess.DEVNULL, check=True)
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(peak, before) / 1024
+        # the service reports its own high-water mark (VmHWM, kB): the peak the kernel keeps in
+        # ru_maxrss counts the parent's pages from before the service's exec
+        report = ("import re, sys; from controller.cli import main; code = main(sys.argv[1:]); "
+                  "print(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1], file=sys.stderr); "
+                  "sys.exit(code)")
+        done = subprocess.run([sys.executable, "-c", report, "run", "--config", str(config), "--frames", str(frames)],
+                              cwd=Path(__file__).resolve().parents[1], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, check=True)
+    return int(done.stderr.split()[-1]) / 1024
 
 
 def main() -> None:
