@@ -7,15 +7,18 @@ point is labelled, so what is scored is what the labels allow: the number of che
 each colour against the labelled boxes (light_p, dark_p), and detection against the
 boxes: a found checker matches a box when its centre lies inside it, each box and
 checker matched at most once (maximum matching). "colour" is the share of matched
-checkers given the box's colour. Tables for all photos and for the complete ones.
+checkers given the box's colour. "wrong pos." counts the complete photos read as a
+position whose colour counts differ from the labels': a confident wrong position, the
+worst outcome. Tables for all photos and for the complete ones.
 
 Rendered boards (hardware/sim/renderer.py, clean conditions, every style and home corner,
 positions reached by random legal play from seeds never used while tuning): the whole
-position read right (White and home given), per point, and with ``white``/``home`` left
+position read right (White and home given), positions read wrong (given, not None), per
+point, and with ``white``/``home`` left
 to be chosen on the layouts where the home board is on White's right (the only ones the
 choice can find: a mirrored board looks the same). Then rendered boards under random
 camera poses, light, sensor noise and table clutter (``--difficulty``), White and the
-frame's home corner given.
+frame's home corner given, with the wrong positions likewise.
 """
 
 from __future__ import annotations
@@ -106,12 +109,14 @@ def summarise(name: str, rows: list[dict]) -> None:
     print(f"{name:<16} {len(rows):>6} {sum(r['exact'] for r in rows):>12} {error:>12} "
           f"{matched / max(found, 1):>10.1%} {matched / max(boxes, 1):>8.1%} "
           f"{sum(r['same colour'] for r in rows) / max(matched, 1):>8.1%} "
-          f"{sum(r['position'] for r in rows):>10} {statistics.median(r['seconds'] for r in rows):>9.1f}")
+          f"{sum(r['position'] for r in rows):>10} "
+          f"{sum(r['position'] and r['complete'] and not r['exact'] for r in rows):>11} "
+          f"{statistics.median(r['seconds'] for r in rows):>9.1f}")
 
 
 
 def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
-    stats = {"frames": 0, "right": 0, "points right": 0, "usual": 0, "chosen right": 0}
+    stats = {"frames": 0, "right": 0, "wrong": 0, "points right": 0, "usual": 0, "chosen right": 0}
     for seed in range(first_seed, first_seed + count):
         rng = np.random.default_rng(seed)
         style = list(STYLES)[seed % len(STYLES)]
@@ -123,6 +128,7 @@ def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
         points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
         stats["frames"] += 1
         stats["right"] += read.position == position
+        stats["wrong"] += read.position is not None and read.position != position
         stats["points right"] += sum(a == b for a, b in zip(points, position.points()))
         if home in USUAL_HOMES:
             chosen = import_photo(image)
@@ -142,7 +148,7 @@ def home_in_frame(truth) -> str:
 
 def hard_rows(count: int, first_seed: int, difficulty: float) -> dict:
     """Rendered boards under random camera, light and sensor conditions and table clutter."""
-    stats = {"frames": 0, "right": 0, "points right": 0}
+    stats = {"frames": 0, "right": 0, "wrong": 0, "points right": 0}
     for seed in range(first_seed, first_seed + count):
         rng = np.random.default_rng(seed)
         position = random_position(rng, int(rng.integers(0, 40)))
@@ -152,6 +158,7 @@ def hard_rows(count: int, first_seed: int, difficulty: float) -> dict:
         points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
         stats["frames"] += 1
         stats["right"] += read.position == position
+        stats["wrong"] += read.position is not None and read.position != position
         stats["points right"] += sum(a == b for a, b in zip(points, position.points()))
     return stats
 
@@ -170,13 +177,13 @@ def main() -> int:
         return 1
     rows = photo_rows(args.verbose)
     print(f"\n{'photos':<16} {'count':>6} {'exact counts':>12} {'count error':>12} {'precision':>10} "
-          f"{'recall':>8} {'colour':>8} {'positions':>10} {'median s':>9}")
+          f"{'recall':>8} {'colour':>8} {'positions':>10} {'wrong pos.':>11} {'median s':>9}")
     summarise("all", rows)
     summarise("all 30 boxed", [r for r in rows if r["complete"]])
     if args.renders:
         s = render_rows(args.renders, args.first_seed, args.verbose)
         n = max(s["frames"], 1)
-        print(f"\nclean renders: {s['frames']} frames, position right {s['right'] / n:.1%}, "
+        print(f"\nclean renders: {s['frames']} frames, position right {s['right'] / n:.1%}, wrong {s['wrong']}, "
               f"per point {s['points right'] / (24 * n):.1%}, "
               f"with the orientation chosen from the position {s['chosen right'] / max(s['usual'], 1):.1%} "
               f"(of {s['usual']} frames whose home board is on White's right)")
@@ -184,7 +191,8 @@ def main() -> int:
         s = hard_rows(args.hard, args.first_seed + 50000, args.difficulty)
         n = max(s["frames"], 1)
         print(f"renders at difficulty {args.difficulty} (tilt, any turn, lens, light, noise, clutter; no hands): "
-              f"{s['frames']} frames, position right {s['right'] / n:.1%}, per point {s['points right'] / (24 * n):.1%}")
+              f"{s['frames']} frames, position right {s['right'] / n:.1%}, wrong {s['wrong']}, "
+              f"per point {s['points right'] / (24 * n):.1%}")
     return 0
 
 

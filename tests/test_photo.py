@@ -19,7 +19,7 @@ from engine.ids import Xgid
 from engine.moves import legal_plays
 from engine.position import WHITE, Position
 from hardware.sim.renderer import Conditions, render
-from vision.photo import PhotoError, _point_number, import_photo
+from vision.photo import PhotoChecker, PhotoError, _home_corner, _point_number, _read_position, import_photo
 from vision.photo_board import FieldFit
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
@@ -53,20 +53,34 @@ def opening():
     ("redblack", "top-left", Position.initial()),
     ("brown", "top-right", Position.initial()),
     ("tournament", "bottom-right", game_position(3, 12)),
-    ("felt", "bottom-right", game_position(6, 14)),
 ])
 def test_clean_render_reads_the_position(style, home, position):
     image, _ = rendered(position, style, home)
     read = import_photo(image, white="light", home=home)
     assert read.position == position, read.reason
-    assert read.orientation == {"home": home, "white": "light"}
+    assert read.orientation == {"home": home, "white": "light", "chosen": [], "sure": True, "alternatives": []}
 
 
-def test_opening_read_with_no_hint_takes_the_usual_orientation(opening):
+def test_a_stack_on_a_point_is_read_as_a_range_not_a_guessed_count():
+    position = game_position(6, 14)            # seven Black checkers on White's 19: two stacked
+    assert position.points()[18] == -7
+    image, _ = rendered(position, "felt", "bottom-right")
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.position is None and "piles on points 19 may hide them" in read.reason
+    assert read.observation.point(19).count_range == (5, 7)
+    assert read.observation.admits(position)
+
+
+def test_opening_read_with_no_hint_takes_the_usual_orientation_and_says_it_is_not_sure(opening):
     _, truth, read = opening
     assert read.position == truth.position
-    assert read.orientation == {"home": "bottom-right", "white": "light"}
     assert read.counts == {"light": 15, "dark": 15}
+    o = read.orientation
+    assert (o["home"], o["white"], o["chosen"], o["sure"]) == ("bottom-right", "light", ["home", "white"], False)
+    # the mirrored board (home on White's left) looks the same: its position is offered too
+    mirrored = import_photo(opening[0], white="light", home="bottom-left").position
+    assert {"home": "bottom-left", "white": "light", "xgid": Xgid(mirrored).encode()} in o["alternatives"]
+    assert all(a["white"] == "light" and a["home"] != "bottom-right" for a in o["alternatives"])
 
 
 def test_checkers_found_where_the_renderer_put_them(opening):
@@ -84,7 +98,8 @@ def test_json_has_the_read_contract_with_xgid_and_orientation(opening):
     assert [p["point"] for p in data["points"]] == list(range(1, 25))
     assert Xgid.decode(data["xgid"]).position == truth.position
     assert data["position_id"] == truth.position.position_id(WHITE)
-    assert data["orientation"] == {"home": "bottom-right", "white": "light"}
+    assert data["orientation"]["home"] == "bottom-right" and data["orientation"]["sure"] is False
+    assert data["orientation"]["alternatives"]
     assert data["bar"] == {"white": 0, "black": 0} and data["off"] == {"white": 0, "black": 0}
 
 
@@ -94,6 +109,44 @@ def test_dark_taken_for_white_swaps_the_sides(opening):
     # seen from the other side of the table: the same board, colours and numbering turned
     assert read.position is not None
     assert read.position.points() == [-n for n in reversed(truth.position.points())]
+
+
+def _found(points: list[int], home: str = "bottom-right") -> tuple[FieldFit, list[PhotoChecker]]:
+    """A field and the checkers photo import would find for ``points`` (24 signed counts
+    by White's point number, White light, home board in ``home``)."""
+    fit = FieldFit(np.array([(0, 0), (1300, 0), (1300, 1000), (0, 1000)], float))
+    corner = _home_corner(fit, home)
+    checkers = []
+    for column in range(12):
+        for row in (0, 1):
+            n = points[_point_number(column, row, corner) - 1]
+            for k in range(abs(n)):
+                checkers.append(PhotoChecker(0.0, 0.0, 50.0, "light" if n > 0 else "dark", 0.9, "point",
+                                             column, row, 50.0 + 100 * k))
+    return fit, checkers
+
+
+def test_missing_checkers_are_not_put_on_a_pile_nor_borne_off_by_guess():
+    # White light: 14 found, 5 of them in a row on the six point (a pile may hide the 15th)
+    points = [0] * 24
+    points[5], points[7], points[12], points[23] = 5, 3, 4, 2
+    points[18], points[16], points[11], points[0] = -5, -3, -5, -2
+    fit, checkers = _found(points)
+    read = _read_position(checkers, fit, (), "light", "bottom-right")
+    assert read.position is None and "1 light checker not found" in read.reason
+    six = read.observation.point(6)
+    assert six.count_range == (5, 6) and not six.certain
+    assert read.observation.off["white"] == (0, 1) and read.observation.off["black"] == (0, 0)
+
+
+def test_missing_checkers_of_a_side_all_home_are_borne_off():
+    points = [0] * 24
+    points[0], points[2], points[4] = 3, 4, 2                      # nine White checkers, all home
+    points[23], points[20], points[12] = -6, -3, -6
+    fit, checkers = _found(points)
+    read = _read_position(checkers, fit, (), "light", "bottom-right")
+    assert read.position == Position.from_points(points)
+    assert read.position.off(WHITE) == 6 and read.observation.off["white"] == (6, 6)
 
 
 def test_point_numbering_runs_from_the_home_corner():
@@ -174,7 +227,8 @@ def test_bgref_read_without_calibration_imports_the_photo(opening, tmp_path, cap
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     assert data["xgid"] == Xgid(truth.position).encode()
-    assert data["orientation"] == {"home": "bottom-right", "white": "light"}
+    assert data["orientation"] == {"home": "bottom-right", "white": "light", "chosen": [], "sure": True,
+                                   "alternatives": []}
     assert cv2.imread(str(annotated)).shape == image.shape
     assert main(["read", str(path)]) == 0
     assert "position" in capsys.readouterr().out

@@ -7,7 +7,9 @@ field, and turns the counts into a ``Position``. One photo cannot say who is who
 light checkers are taken for White unless ``white='dark'``, and White's home board is
 put in the corner that makes the most plausible position (the usual convention that a
 player's home board is on their right, then the fewer pips the better) unless ``home``
-names it.
+names it. A board set up the other way round looks the same as its mirror image, so a
+chosen orientation is never sure: the read says what it chose and lists the positions
+the other corners make.
 
 >>> read = import_photo(cv2.imread("board.jpg"))                     # doctest: +SKIP
 >>> read.position, read.orientation                                 # doctest: +SKIP
@@ -93,15 +95,19 @@ class PhotoRead:
     """What one photo shows: ``board`` the field's outline (4 x 2 image pixels, or None when
     no field was found), every checker, the points as read (``Observation``), the dice,
     the ``position`` when the counts make a legal one (else None and ``reason``), and the
-    ``orientation``: ``home`` (the photo's corner holding White's home board) and
-    ``white`` (which colour was taken for White)."""
+    ``orientation``: ``home`` (the photo's corner holding White's home board), ``white``
+    (which colour was taken for White), ``chosen`` (which of the two were chosen from the
+    position rather than given), ``sure`` (both given) and ``alternatives``: for a chosen
+    home, the other corners' positions with the same White (``home``, ``white``,
+    ``xgid``), most plausible first; the photo alone cannot rule them out."""
 
     board: np.ndarray | None
     checkers: tuple[PhotoChecker, ...]
     observation: Observation
     position: Position | None
     reason: str | None
-    orientation: dict[str, str | None] = field(default_factory=lambda: {"home": None, "white": None})
+    orientation: dict = field(default_factory=lambda: {"home": None, "white": None, "chosen": [], "sure": False,
+                                                       "alternatives": []})
 
     @property
     def counts(self) -> dict[str, int]:
@@ -135,10 +141,13 @@ class PhotoRead:
         n = self.counts
         lines = [f"checkers: {n['light']} light, {n['dark']} dark"
                  + ("" if self.board is not None else " (no board field found)")]
-        if self.orientation["home"]:
-            lines.append(f"White: {self.orientation['white']} checkers, home board {self.orientation['home']}")
+        o = self.orientation
+        if o["home"]:
+            lines.append(f"White: {o['white']} checkers, home board {o['home']}"
+                         + (f" ({' and '.join(o['chosen'])} chosen, not given)" if o["chosen"] else ""))
         if self.position is not None:
             lines.append(f"position {self.position.position_id(WHITE)}  {Xgid(self.position).encode()}")
+            lines.extend(f"  or, home board {a['home']}: {a['xgid']}" for a in o["alternatives"])
         else:
             lines.append(f"no position: {self.reason}")
         return "\n".join(lines)
@@ -380,10 +389,15 @@ def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, hom
         for h in ([home] if home else list(HOMES)):
             choices.append(_orient(checkers, stacks, fit, dice, w, h))
     choices.sort(key=lambda ch: ch[0])
-    _, read = choices[0]
-    if reason:
-        return PhotoRead(read.board, read.checkers, read.observation, None, reason, read.orientation)
-    return read
+    read = choices[0][1]
+    chosen = [name for name, given in (("home", home), ("white", white)) if not given]
+    alternatives = [{"home": r.orientation["home"], "white": r.orientation["white"], "xgid": Xgid(r.position).encode()}
+                    for _, r in choices[1:]
+                    if r.position is not None and r.orientation["white"] == read.orientation["white"]]
+    orientation = dict(read.orientation, chosen=chosen, sure=not chosen,
+                       alternatives=alternatives if "home" in chosen and not reason and read.position else [])
+    return PhotoRead(read.board, read.checkers, read.observation, None if reason else read.position,
+                     reason or read.reason, orientation)
 
 
 def _home_corner(fit: FieldFit, home: str) -> tuple[int, int]:
@@ -440,33 +454,34 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str):
         located.append(PhotoChecker(c.x, c.y, c.radius, c.colour, c.confidence, c.place, c.column, c.row,
                                     c.along, loc))
     ranges = [(abs(n), abs(n)) for n in signed]
-    off = {}
-    piles_unsure = []
+    off: dict[str, tuple[int, int]] = {}
+    unsure = []
     for side, sign in (("white", 1), ("black", -1)):
         missing = CHECKERS - sum(n * sign for n in signed if n * sign > 0) - bar[side]
         piles = [i for i, n in enumerate(signed) if n * sign >= ROW]
-        off[side] = max(0, missing)
-        if missing > 0 and len(piles) == 1:
-            # a full row may hide a pile: the side's missing checkers are on it, not borne off
-            i = piles[0]
-            signed[i] += sign * missing
-            ranges[i] = (abs(signed[i]), abs(signed[i]))
-            confidence[i] = min(confidence[i], 0.5)
-            off[side] = 0
-        elif missing > 0 and piles:
-            piles_unsure.extend(piles)
-            for i in piles:
-                ranges[i] = (abs(signed[i]), abs(signed[i]) + missing)
-                confidence[i] = min(confidence[i], 0.3)
+        home_board = range(0, 6) if sign > 0 else range(18, 24)
+        all_home = bar[side] == 0 and all(i in home_board for i, n in enumerate(signed) if n * sign > 0)
+        off[side] = (max(0, missing), max(0, missing))
+        if missing <= 0 or (all_home and not piles):
+            continue
+        # checkers not found: hidden in a pile, borne off (only once all are home) or simply
+        # unseen; no count is guessed, the piles and the tray get honest ranges
+        off[side] = (0, missing)
+        for i in piles:
+            ranges[i] = (abs(signed[i]), abs(signed[i]) + missing)
+            confidence[i] = min(confidence[i], 0.3)
+        colour = next(c for c, o in owner.items() if o == side)
+        unsure.append(f"{missing} {colour} checker{'s' if missing > 1 else ''} not found"
+                      + (" (piles on points " + ", ".join(str(i + 1) for i in piles) + " may hide them)"
+                         if piles else ""))
     points = tuple(PointRead(i + 1, None if n == 0 else ("white" if n > 0 else "black"), abs(n), ranges[i],
                              confidence[i]) for i, n in enumerate(signed))
     halves = _dice_halves(dice, fit, corner)
     observation = Observation(settled=True, board_visible=True, points=points,
-                              bar={s: (bar[s], bar[s]) for s in bar}, off={s: (off[s], off[s]) for s in off},
-                              dice=halves, occlusion=Occlusion())
+                              bar={s: (bar[s], bar[s]) for s in bar}, off=off, dice=halves, occlusion=Occlusion())
     position, reason = None, None
-    if piles_unsure:
-        reason = "piles on points " + ", ".join(str(i + 1) for i in sorted(piles_unsure)) + " may hide checkers"
+    if unsure:
+        reason = "; ".join(unsure)
     else:
         try:
             position = Position.from_points(signed, bar=(bar["white"], bar["black"]))
