@@ -258,12 +258,11 @@ def _unpack(v: np.ndarray, pose: BoardPose) -> BoardPose:
 STEPS = np.array([0.5] * 8 + [0.02, 1e-3, 1e-3])
 
 
-def fit_board(frame: np.ndarray, pose: BoardPose, keep_out=None,
+def fit_board(frame: np.ndarray, pose: BoardPose,
               passes=((3.0, 16.0), (1.5, 8.0), (1.0, 4.0), (0.8, 2.5)),
               fit_lens: bool = True, fit_shape: bool = True, iterations: int = 4) -> FitResult:
     """Refine ``pose`` so the model's inner edges (field, bar, points) lie on the frame's
-    edges. ``keep_out(field_points) -> bool mask`` marks samples to ignore (where
-    checkers hide the lines). Each pass is (blur sigma, search radius) in frame pixels."""
+    edges. Each pass is (blur sigma, search radius) in frame pixels."""
     free = np.ones(11, bool)
     free[8] = fit_lens
     residual, support = np.inf, 0.0
@@ -272,24 +271,23 @@ def fit_board(frame: np.ndarray, pose: BoardPose, keep_out=None,
         # the shape only once the lines are caught: a long search would stretch the points
         free[9:] = fit_shape and radius <= 8
         for _ in range(iterations):
-            step = _gauss_newton_step(image, pose, radius, keep_out, free)
+            step = _gauss_newton_step(image, pose, radius, free)
             if step is None:
                 return FitResult(pose, np.inf, 0.0)
             pose, residual, support = step
     return FitResult(pose, residual, support)
 
 
-def _gauss_newton_step(image: np.ndarray, pose: BoardPose, radius: float, keep_out, free: np.ndarray):
+def _gauss_newton_step(image: np.ndarray, pose: BoardPose, radius: float, free: np.ndarray):
     width_px = float(np.linalg.norm(pose.corners[1] - pose.corners[0]))
     samples = _Samples(pose.shape, max(4.0 / max(width_px, 1.0), 0.002))
     pts, dirs = samples.points(pose.shape)
-    keep = np.ones(len(pts), bool) if keep_out is None else ~keep_out(pts)
     base = pose.to_frame(pts)
     tangent = pose.to_frame(pts + dirs * 1e-3) - base
     tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
     normals = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
     offset, strength = find_edges(image, base, normals, radius)
-    valid = keep & (strength > 0)
+    valid = strength > 0
     if valid.sum() < 20:
         return None
     # an edge counts when it stands out on its own line (lines differ in contrast)
