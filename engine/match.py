@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
 from engine.ids import GameState, MatchId, Resignation
-from engine.moves import LegalPlay, check_dice, check_play, explain_result, legal_plays
+from engine.moves import LegalPlay, check_dice, check_play, legal_plays
 from engine.position import WHITE, Position, Side, Variant
 
 
@@ -156,11 +156,6 @@ class Game:
         return replace(self, turn=starter, phase=Phase.MOVE,
                        dice=(max(white_die, black_die), min(white_die, black_die)))
 
-    def first_turn(self, side: Side) -> Game:
-        """Start the game with ``side`` on turn and not yet rolled (dice decided elsewhere)."""
-        self._expect(Phase.OPENING, "start the game")
-        return replace(self, turn=side, phase=Phase.ROLL)
-
     # ------------------------------------------------------------------ cube
     def why_no_double(self, side: Side) -> str | None:
         """Why ``side`` may not double now, or ``None`` if it may."""
@@ -255,11 +250,6 @@ class Game:
     def play(self, play) -> Game:
         """Play written notation (or segments) with the rolled dice; the turn then passes."""
         return self._after_play(self.checked_play(play).position)
-
-    def play_to(self, position: Position) -> Game:
-        """Accept an observed resulting position if it is a legal play of the roll."""
-        self._expect(Phase.MOVE, "play")
-        return self._after_play(explain_result(self.position, position, self.turn, self.dice).position)
 
     def accept_as_played(self, position: Position) -> Game:
         """The opponent accepts an illegal play as it stands (rules of a physical table)."""

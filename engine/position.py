@@ -190,12 +190,6 @@ class Position:
         """True when every checker not borne off stands on points 1..6."""
         return not any(self.side(side)[7:])
 
-    def is_contact(self) -> bool:
-        """True while some checker of one side still has to pass one of the other."""
-        w_back = max((p for p in range(1, 26) if self.white[p]), default=0)
-        b_back = max((p for p in range(1, 26) if self.black[p]), default=0)
-        return w_back + b_back > 25
-
     def winner(self) -> Side | None:
         """The side that has borne off all its checkers, if any."""
         for side in (WHITE, BLACK):

@@ -136,13 +136,6 @@ class BoardShape:
                 add((t1, ya), (t1, yb))
         return np.array(segs, np.float64), np.array(weights, np.float64)
 
-    def vector(self) -> np.ndarray:
-        return np.array([self.bar, self.tip, self.rim_x, self.rim_y, self.strip, self.tray])
-
-    @classmethod
-    def from_vector(cls, v) -> BoardShape:
-        return cls(*(float(x) for x in v))
-
 
 UNIT_SQUARE = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)
 

@@ -107,13 +107,6 @@ class BoardModel:
         x0 = (x + self.half_width) * s
         return (x0, y * s, x0 + self.bar_width * s, (y + self.field_height) * s)
 
-    def half_rect(self, half: str) -> tuple[float, float, float, float]:
-        """The half of the field on ``half``'s right hand: White sits at the bottom, so
-        White's right-hand half is the right one (holding both home boards)."""
-        x0, y0, x1, y1 = self.field
-        bx0, _, bx1, _ = self.bar
-        return (bx1, y0, x1, y1) if half == "white" else (x0, y0, bx0, y1)
-
     def tray(self, colour: str) -> tuple[float, float, float, float]:
         """A side's bear-off tray (White's below the middle, Black's above)."""
         s = self.ppd

@@ -114,10 +114,6 @@ class PhotoRead:
         """Checkers found of each colour."""
         return {c: sum(1 for k in self.checkers if k.colour == c) for c in COLOURS}
 
-    def point_confidence(self) -> dict[int, float]:
-        """Confidence of each point's read, by White's point number."""
-        return {p.point: p.confidence for p in self.observation.points}
-
     def to_json(self) -> dict:
         """The ``bgref read --json`` contract with ``xgid``, ``orientation``, the board's
         outline, the checkers and, when no position could be made, the ``reason``."""
