@@ -163,7 +163,7 @@ def _die_fault(die, roller_halves: tuple[str, ...]) -> str | None:
         return "a die landed in the wrong half"
     if not die.flat:
         return "a die is cocked"
-    if getattr(die, "on_checker", False):
+    if die.on_checker:
         return "a die landed on a checker"
     return None
 
@@ -259,7 +259,7 @@ class Referee:
 
     # ------------------------------------------------------------------ observations
     def _on_observation(self, obs, now: float, d: Decision) -> None:
-        visible = getattr(obs, "board_visible", True)
+        visible = obs.board_visible
         dice_reading = _dice_reading(obs.dice) if visible else None
         self._dice_agreeing = self._dice_agreeing + 1 if dice_reading == self._dice_reading else 1
         self._dice_reading = dice_reading
@@ -268,12 +268,10 @@ class Referee:
                 self.unsettled_since = now
             elif now - self.unsettled_since >= self.timing.clear_view_after and not self.asked_clear:
                 self.asked_clear = True
-                what = "the camera cannot see the board" if not getattr(obs, "board_visible", True) else \
-                    "the board is hidden"
+                what = "the camera cannot see the board" if not visible else "the board is hidden"
                 d.signals.append(Beep("attention"))
                 d.signals.append(Display(("Please clear the view:", what)))
-            occlusion = getattr(obs, "occlusion", None)
-            if visible and occlusion is not None and occlusion.motion and not occlusion.hand:
+            if visible and obs.occlusion.motion and not obs.occlusion.hand:
                 self._note(obs)  # changed since the last frame, nothing over it: it may confirm the next
             return
         if self.asked_clear:
@@ -382,6 +380,7 @@ class Referee:
 
     def _after_roll(self, d: Decision) -> None:
         self.picked_up, self.dice_down = False, True
+        self.other_rolls, self._examined = [], None  # the board is looked into afresh for this roll
         game = self.game
         plays = legal_plays(game.position, game.turn, game.dice)
         who = side_name(game.turn).capitalize()
@@ -464,7 +463,7 @@ class Referee:
 
     def _cube_offered(self, obs, side: Side, d: Decision) -> bool:
         """A cube turned to the next value before the roll is a double offered by ``side``."""
-        cube = getattr(obs, "cube", None)
+        cube = obs.cube
         game = self.game
         if cube is None or cube.value != game.cube * 2 or obs.dice:
             return False
@@ -486,7 +485,7 @@ class Referee:
 
     def _doubled(self, obs, dice, d: Decision) -> None:
         game = self.game
-        cube = getattr(obs, "cube", None)
+        cube = obs.cube
         taker = side_name(game.answerer)
         if not self._steady():
             return
@@ -520,7 +519,7 @@ class Referee:
                 return
             self.picked_up = True
         opponent_dice = [die for die in dice if die.half == other and other not in self.need_clear]
-        cube = getattr(obs, "cube", None)
+        cube = obs.cube
         turned = cube is not None and cube.value == game.cube * 2 and self._steady()
         if self.illegal is not None and (opponent_dice or turned):
             self._accept_illegal(d)  # rolling or doubling accepts the play as it stands
@@ -533,14 +532,12 @@ class Referee:
         """The dice are picked up: judge the board (again, while an illegal play is corrected)."""
         game = self.game
         plays = legal_plays(game.position, game.turn, game.dice)
-        fits = sorted(((obs.misfit(lp.position), obs.distance(lp.position), i) for i, lp in enumerate(plays)))
-        matches = [plays[i] for m, _, i in fits if m == 0]
+        matches = [lp for lp in plays if obs.admits(lp.position)]
         if len(matches) == 1:
             self._play(matches[0], d)
             return
-        self.choices = matches[:CHOICES] or [plays[i] for _, _, i in fits[:CHOICES]]
-        if not matches and self.log.dice_correctable and self._reading_is_new():
-            self.other_rolls = self._other_rolls(obs, besides=game.dice, exact=False)
+        if self._reading_is_new():
+            self._offer_choices(obs, plays, matches)
         if matches:
             self._unclear(now, d, "several checkers cannot be told apart")
             return
@@ -552,6 +549,14 @@ class Referee:
             explain_result(game.position, seen, game.turn, game.dice)
         except IllegalPlayError as err:
             self._signal_illegal(err, seen, d)
+
+    def _offer_choices(self, obs, plays: list[LegalPlay], matches: list[LegalPlay]) -> None:
+        """What MENU offers for a play the camera cannot settle: the plays the reading admits,
+        else the legal plays nearest to it and, should the roll be misread, other rolls' plays."""
+        nearest = sorted(matches or plays, key=lambda lp: (obs.misfit(lp.position), obs.distance(lp.position)))
+        self.choices = nearest[:CHOICES]
+        if not matches and self.log.dice_correctable:
+            self.other_rolls = self._other_rolls(obs, besides=self.game.dice, exact=False)
 
     def _unclear(self, now: float, d: Decision, what: str) -> None:
         if self.unclear_since is None:
@@ -647,6 +652,7 @@ class Referee:
         last = self.log.events[-1]
         self._accept({"type": "undo"}, d)
         self.picked_up, self.dice_down = False, False
+        self._examined = None
         d.signals.append(RecordChanged())
         dice = self.game.dice
         self._show_state(d, f"Play {last['play'] or '(none)'} taken back: {last['side'].capitalize()}, "
