@@ -90,6 +90,11 @@ class SimPlayers:
         self.display = lines
         self._shown += 1
 
+    def says(self, *words: str) -> bool:
+        """Whether the display shows any of ``words``."""
+        text = " ".join(self.display)
+        return any(w in text for w in words)
+
     # ------------------------------------------------------------------ acting
     def _shoot(self) -> Iterator[Frame]:
         for frame in self.camera.frames():
@@ -136,8 +141,8 @@ class SimPlayers:
     def _told_or_chosen(self, action: str) -> Iterator[Frame | ButtonPress]:
         """Wait for the display to show ``action`` (a cube action the camera should see); if it
         does not, the players choose it on MENU."""
-        yield from self._wait_for(lambda: action in " ".join(self.display))
-        if action not in " ".join(self.display):
+        yield from self._wait_for(lambda: self.says(action))
+        if not self.says(action):
             self.tally.picked += 1
             yield from self._choose(action)
 
@@ -155,14 +160,13 @@ class SimPlayers:
         name = str(side).capitalize()
 
         def told() -> bool:
-            text = " ".join(self.display)
-            return f"{name} played" in text or " wins " in text or "on MENU" in text or self.illegal_lit
+            return self.says(f"{name} played", " wins ", "on MENU") or self.illegal_lit
         yield from self._wait_for(told, patience=2 * self.patience)
-        if not ("on MENU" in " ".join(self.display) or self.illegal_lit):
+        if not (self.says("on MENU") or self.illegal_lit):
             return
         play = next(lp.play for lp in legal_plays(before, side, dice) if lp.position == after)
         labels = (f"{name} played {play or 'nothing'}", f"{name} rolled {max(dice)}{min(dice)} and played {play}")
-        if "not seen" in " ".join(self.display):
+        if self.says("not seen"):
             labels = labels[1:]
         self.tally.picked += 1
         if not (yield from self._choose(*labels, required=not self.illegal_lit)):
@@ -245,18 +249,17 @@ class SimPlayers:
             self.tally.injected += 1
             self._expect_roll_again = True
             yield from self._throw(side, dice, half=half, cocked=cocked)
-            yield from self._wait_for(lambda: "Roll again" in " ".join(self.display))
-            self._count("Roll again" in " ".join(self.display))
+            yield from self._wait_for(lambda: self.says("Roll again"))
+            self._count(self.says("Roll again"))
             yield from self._pick_up(side, ("white", "black"))
             self._expect_roll_again = False
         shown = self._shown
         yield from self._throw(side, dice)
 
         def told() -> bool:
-            text = " ".join(self.display)
-            return self._shown > shown and (f"{side.capitalize()} rolled" in text or "Roll again" in text)
+            return self._shown > shown and self.says(f"{side.capitalize()} rolled", "Roll again")
         yield from self._wait_for(told)
-        if told() and "Roll again" in " ".join(self.display):
+        if told() and self.says("Roll again"):
             yield from self._press("accept")  # a false alarm: the players let the roll stand
 
     def _count(self, caught: bool) -> None:
@@ -291,8 +294,8 @@ class SimPlayers:
             self.tally.injected += 1
             self._expect_roll_again = True
             yield from self._throw(other, [int(self.rng.integers(1, 7)), int(self.rng.integers(1, 7))])
-            yield from self._wait_for(lambda: "void" in " ".join(self.display))
-            self._count("void" in " ".join(self.display))
+            yield from self._wait_for(lambda: self.says("void"))
+            self._count(self.says("void"))
             yield from self._pick_up(other, (other,))
             self._expect_roll_again = False
         yield from self._pick_up(name, halves)
@@ -306,8 +309,8 @@ class SimPlayers:
         yield from self._wait_for(lambda: not self.illegal_lit)
         yield from self._press("undo")
         yield from self._press("accept")
-        yield from self._wait_for(lambda: "taken back" in " ".join(self.display))
-        if "taken back" not in " ".join(self.display):
+        yield from self._wait_for(lambda: self.says("taken back"))
+        if not self.says("taken back"):
             raise RuntimeError(f"the accepted play was not taken back (display: {self.display})")
         if len(halves) == 2:
             self.camera.roll(opening_dice(side, dice), half=("white", "black"))
