@@ -321,6 +321,17 @@ def test_a_misread_roll_is_put_right_with_its_play_on_menu():
     assert again.position == after and sorted(again.record().turns[-1].turn.dice) == [3, 5]
 
 
+def test_a_board_seen_before_the_roll_is_looked_at_afresh_after_it():
+    table, pos = _black_to_roll()
+    after = apply_play(pos, BLACK, (5, 3), "13/8 13/10")
+    misread = Position.from_points([p + 1 if i == 0 else p for i, p in enumerate(after.points())])
+    table.look(misread)  # checkers moved (and misread) before the dice were seen: no roll explains it
+    table.look(misread, [Die(5, "black"), Die(1, "black")])  # and the 3 read as a 1
+    table.look(misread)  # the dice picked up: the same board, now judged for the roll 51
+    assert table.referee.illegal is not None
+    assert "Black rolled 53 and played 13/10 13/8" in _menu_labels(table)
+
+
 def test_a_misread_no_roll_explains_is_left_alone_before_the_roll():
     table, pos = _black_to_roll()
     misread = Position.from_points([p + 1 if i == 0 else p for i, p in enumerate(pos.points())])
