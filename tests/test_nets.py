@@ -1,0 +1,33 @@
+"""The network loader: cards read and checked, missing or damaged files named."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.nets import Card, Network, NetworkError
+
+
+def test_a_missing_network_is_named(tmp_path):
+    with pytest.raises(NetworkError, match="'nothing' not found"):
+        Network("nothing", tmp_path)
+
+
+def test_a_damaged_card_says_where(tmp_path):
+    (tmp_path / "bad.json").write_text('{"shape": [3, 8,\n 8}')
+    (tmp_path / "bad.onnx").write_bytes(b"")
+    with pytest.raises(NetworkError, match="bad.json: line 2"):
+        Network("bad", tmp_path)
+
+
+def test_a_card_must_name_its_shape_and_outputs():
+    with pytest.raises(NetworkError, match="malformed card"):
+        Card.from_json("x", {"outputs": []})
+    with pytest.raises(NetworkError, match="softmax or sigmoid"):
+        Card.from_json("x", {"shape": [3, 8, 8], "outputs": [{"name": "y", "kind": "relu", "classes": 2}]})
+    card = Card.from_json("x", {"shape": [3, 8, 8], "outputs": [{"name": "y", "kind": "softmax", "classes": 2,
+                                                                 "temperature": 1.5}]})
+    assert Card.from_json("x", json.loads(json.dumps(card.to_json()))) == card
+    assert np.isclose(card.outputs[0].temperature, 1.5)

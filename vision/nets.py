@@ -1,0 +1,110 @@
+"""Small convolutional networks that read parts of a frame, run by OpenCV's dnn module.
+
+Each network is an ONNX file in ``vision/models`` with a card beside it (``NAME.json``):
+its input (channels, height, width), its outputs (name, ``softmax`` over classes or
+``sigmoid`` for a yes/no) with the temperature that turns its scores into honest
+probabilities (fitted on frames it was not trained on), and how it was made. The
+networks are made by ``training/`` from the simulated table and labelled photos;
+reading needs only OpenCV.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODELS = Path(__file__).resolve().parent / "models"
+
+
+class NetworkError(RuntimeError):
+    """A network's files are missing or do not match their card."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output: ``kind`` ``"softmax"`` (one score per class) or ``"sigmoid"`` (one
+    score, a yes/no); scores are divided by ``temperature`` before the softmax or sigmoid."""
+
+    name: str
+    kind: str
+    classes: int
+    temperature: float = 1.0
+
+
+@dataclass(frozen=True)
+class Card:
+    """What a network reads and answers: input shape (channels, height, width), outputs,
+    and free-form facts about how it was made (``made``)."""
+
+    name: str
+    shape: tuple[int, int, int]
+    outputs: tuple[Output, ...]
+    made: dict
+
+    @classmethod
+    def from_json(cls, name: str, data: dict) -> Card:
+        try:
+            outputs = tuple(Output(o["name"], o["kind"], int(o["classes"]), float(o.get("temperature", 1.0)))
+                            for o in data["outputs"])
+            shape = tuple(int(v) for v in data["shape"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise NetworkError(f"{name}.json: malformed card ({err})") from err
+        if len(shape) != 3 or any(o.kind not in ("softmax", "sigmoid") for o in outputs):
+            raise NetworkError(f"{name}.json: the shape must be [channels, height, width] and every output "
+                               "softmax or sigmoid")
+        return cls(name, shape, outputs, dict(data.get("made", {})))
+
+    def to_json(self) -> dict:
+        return {"shape": list(self.shape),
+                "outputs": [{"name": o.name, "kind": o.kind, "classes": o.classes, "temperature": o.temperature}
+                            for o in self.outputs],
+                "made": self.made}
+
+
+@lru_cache(maxsize=None)
+def _files(name: str, folder: str) -> tuple[Card, bytes]:
+    base = Path(folder) / name
+    try:
+        card = Card.from_json(name, json.loads(base.with_suffix(".json").read_text()))
+        weights = base.with_suffix(".onnx").read_bytes()
+    except FileNotFoundError as err:
+        raise NetworkError(f"network {name!r} not found in {folder} ({err.filename})") from err
+    except json.JSONDecodeError as err:
+        raise NetworkError(f"{base.with_suffix('.json')}: line {err.lineno}: {err.msg}") from err
+    return card, weights
+
+
+class Network:
+    """One network ready to run; not shared between threads (one per reader)."""
+
+    def __init__(self, name: str, folder: Path | str = MODELS) -> None:
+        self.card, weights = _files(name, str(folder))
+        self._net = cv2.dnn.readNetFromONNX(np.frombuffer(weights, np.uint8))
+        self._names = [o.name for o in self.card.outputs]
+
+    def __call__(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        """Probabilities for a float32 batch (N, channels, height, width): per softmax
+        output (N, classes), per sigmoid output (N,)."""
+        batch = np.ascontiguousarray(batch, np.float32)
+        if batch.ndim != 4 or tuple(batch.shape[1:]) != self.card.shape:
+            raise ValueError(f"network {self.card.name} reads batches of {self.card.shape}, "
+                             f"got {tuple(batch.shape[1:])}")
+        if not len(batch):
+            return {o.name: np.zeros((0, o.classes) if o.kind == "softmax" else (0,), np.float32)
+                    for o in self.card.outputs}
+        self._net.setInput(batch)
+        scores = self._net.forward(self._names)
+        out = {}
+        for o, s in zip(self.card.outputs, scores):
+            s = np.asarray(s, np.float64).reshape(len(batch), -1) / o.temperature
+            if o.kind == "softmax":
+                s = np.exp(s - s.max(axis=1, keepdims=True))
+                out[o.name] = (s / s.sum(axis=1, keepdims=True)).astype(np.float32)
+            else:
+                out[o.name] = (1.0 / (1.0 + np.exp(-s[:, 0]))).astype(np.float32)
+        return out
