@@ -16,7 +16,6 @@ from hardware.sim.scene import BOARD_BUILDS
 from vision.board_fit import Lens
 from vision.board_model import ROW
 from vision.calibration import Calibration, CalibrationError, calibrate, layout_masks, layout_score
-from vision.checkers import resolve_totals
 from vision.observation import DieRead, Observation, PointRead
 from vision.reader import BoardReader
 
@@ -237,61 +236,6 @@ def test_commands_calibrate_and_read(tournament, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["settled"] is False
     assert main(["calibrate", str(black), "--out", str(tmp_path / "x.json")]) == 2
     assert "black" in capsys.readouterr().err
-
-
-def _reads(counts: dict[int, int], ranges: dict[int, tuple[int, int]] | None = None) -> list[PointRead]:
-    """Point reads from signed counts (+White, -Black), some as (min, max) ranges of piles."""
-    ranges = ranges or {}
-    out = []
-    for n in range(1, 25):
-        c = counts.get(n, 0)
-        colour = None if not c else "white" if c > 0 else "black"
-        out.append(PointRead(n, colour, abs(c), ranges.get(n, (abs(c), abs(c))), 0.9))
-    return out
-
-
-def test_unseen_checkers_go_to_the_one_place_that_can_hide_them():
-    # White: a pile seen as 5+ on the 6 point, 4 more seen, 3 in the tray: the pile holds 8
-    points = _reads({6: 5, 8: 4, 19: -15}, {6: (5, 15)})
-    out, bar, off = resolve_totals(points, {"white": (0, 0), "black": (0, 0)}, {"white": 3, "black": 0}, {}, 15)
-    assert out[5].count_range == (8, 8) and out[5].certain
-    assert off == {"white": (3, 3), "black": (0, 0)}
-
-
-def test_unseen_checkers_with_two_piles_keep_ranges():
-    # two piles may each hide the one White checker not seen; the row of five is plain
-    points = _reads({6: 5, 8: 5, 13: 4, 19: -15}, {6: (5, 15), 8: (5, 15)})
-    out, _, off = resolve_totals(points, {"white": (0, 0), "black": (0, 0)}, {"white": 0, "black": 0}, {}, 15)
-    assert out[5].count_range == (5, 6) and out[7].count_range == (5, 6) and out[12].certain
-    assert not out[5].certain and not out[7].certain and off["white"] == (0, 0)
-
-
-def test_a_full_row_without_a_pile_keeps_a_range():
-    # no pile seen: the row of five may hide the missing checker, or it was missed anywhere
-    points = _reads({6: 5, 8: 5, 13: 4, 19: -15})
-    out, bar, off = resolve_totals(points, {"white": (0, 0), "black": (0, 0)}, {"white": 0, "black": 0}, {}, 15)
-    assert out[5].count_range == (5, 6) and out[7].count_range == (5, 6) and out[12].count_range == (4, 5)
-    assert off["white"] == (0, 1) and bar["white"] == (0, 1)
-
-
-def test_unseen_checkers_with_nowhere_to_hide_are_never_borne_off_by_guess():
-    # 13 White checkers seen in short rows, an empty tray: two were missed somewhere
-    points = _reads({1: 2, 2: 3, 3: 3, 4: 3, 5: 2, 19: -15})
-    out, bar, off = resolve_totals(points, {"white": (0, 0), "black": (0, 0)}, {"white": 0, "black": 0}, {}, 15)
-    assert off["white"] == (0, 2) and bar["white"] == (0, 2)
-    assert out[0].count_range == (2, 4) and out[9].count_range == (0, 2)
-    assert out[18].count_range == (15, 15)          # Black's point cannot hold White's checkers
-    truth = Position.from_points({1: 2, 2: 3, 3: 3, 4: 3, 5: 2, 10: 2, 19: -15})
-    obs = Observation(True, True, tuple(out), bar=bar, off=off)
-    assert obs.admits(truth) and obs.to_position() is None
-
-
-def test_too_many_checkers_seen_make_the_side_uncertain():
-    # 16 White checkers seen: one of them, or the tray's one, is not there
-    points = _reads({1: 2, 2: 3, 3: 3, 4: 3, 5: 4, 19: -15})
-    out, bar, off = resolve_totals(points, {"white": (0, 0), "black": (0, 0)}, {"white": 1, "black": 0}, {}, 15)
-    assert off["white"] == (0, 1) and out[0].count_range == (1, 2) and out[4].count_range == (3, 4)
-    assert Observation(True, True, tuple(out), bar=bar, off=off).to_position() is None
 
 
 def test_piles_of_six_to_nine_are_counted(tournament):
