@@ -1,10 +1,11 @@
 """What covers the board: hands and arms, and a camera that moved.
 
 A hand or an arm is what neither the empty board nor the checkers found explain, and
-is large: the pixels that differ from the learned empty board, less the discs of the
-checkers read and anything smaller than a die, leave connected regions; one larger
-than ``HAND_AREA`` square diameters, or any that crosses the case's rim (an arm reaches
-in over it, and nothing else lies there), is a hand. Every point, the bar and the
+is large: the pixels that differ from the learned empty board, less the places of the
+checkers counted and anything smaller than a die, leave connected regions; one larger
+than ``HAND_AREA`` square diameters, or any that crosses the case's rim onto the field
+(an arm reaches in over it; a cup or a card put down beside the case changes the table
+and perhaps the rim, never the field), is a hand. Every point, the bar and the
 trays under such a region are covered: read only as honest ranges, and the frame is
 not settled.
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from vision.board_model import ON_EDGE_STEP, ROW
 from vision.calibration import Calibration
+from vision.strips import REGIONS, region_axes
 
 LAB_WEIGHTS = np.array((0.5, 1.0, 1.0), np.float32)
 CHANGE = 600.0            # squared Lab difference (weighted) that counts as changed
@@ -155,9 +157,12 @@ class Coverage:
             inside = float(region[self.case].sum()) / self.unit
             on_rim = float(region[self.rim].sum()) / self.unit
             outside = area - inside
-            reaching = (outside >= REACH_AREA and inside >= RIM_AREA) or \
+            on_field = inside - on_rim
+            # a cup or a card put down beside the case changes the table and perhaps the
+            # rim, never the field: an arm reaches over the field
+            reaching = (outside >= REACH_AREA and on_field >= RIM_AREA) or \
                 (inside >= PART_AREA * 0.6 and bool((region & self.case & arm).any()))
-            if not (inside >= HAND_AREA or on_rim >= RIM_AREA or reaching):
+            if not (inside >= HAND_AREA or (on_rim >= RIM_AREA and on_field >= RIM_AREA) or reaching):
                 if inside < PART_AREA:
                     continue
                 # smaller: a hand if it shows an outline the board has not (an arm's
@@ -191,30 +196,30 @@ class Coverage:
         return np.sqrt((gx * gx + gy * gy).sum(axis=2))
 
 
-def explained_mask(model, reading, shape) -> np.ndarray:
-    """The canonical pixels the checkers read account for: a disc a little larger than a
-    checker at each one found (with its shadow), the whole row of a pile, the bar's
-    checkers and the filled part of each tray."""
+def explained_mask(model, highest: np.ndarray, shape) -> np.ndarray:
+    """The canonical pixels the checkers counted account for (``highest``: each region's
+    largest possible count, in ``vision.strips.REGIONS`` order): a disc a little larger
+    than a checker in each slot of a row (with its shadow), the whole row of a pile, the
+    bar's column and the filled part of each tray."""
     mask = np.zeros(shape, np.uint8)
     s = model.ppd
-    r = int(round(0.64 * s))
-    for d in reading.discs:
-        cv2.circle(mask, (int(round(d.x)), int(round(d.y))), r, 1, -1)
-    for p in reading.points:
-        if p.color and p.count_range[1] > ROW:
-            x, y, d = model.point_base(p.point)
-            y1 = y + d * (max(model.point_length, ROW) + 0.4) * s
-            cv2.rectangle(mask, (int(x - 0.75 * s), int(min(y, y1))), (int(x + 0.75 * s), int(max(y, y1))), 1, -1)
-    for colour, (count, _) in reading.bar.items():
-        for x, y in model.bar_slots(colour, count):
-            cv2.circle(mask, (int(round(x)), int(round(y))), r, 1, -1)
-    for colour, count in reading.trays.items():
+    r = int(round(0.7 * s))
+    for region, count in zip(REGIONS, highest):
         if count <= 0:
             continue
-        x0, y0, x1, y1 = (int(round(v)) for v in model.tray(colour))
-        length = int(round((count + 1.5) * ON_EDGE_STEP * s + 0.2 * s))
-        if colour == "white":
-            cv2.rectangle(mask, (x0, max(y1 - length, y0)), (x1, y1), 1, -1)
+        base, along, across = region_axes(model, region)
+        if isinstance(region, int) and count <= ROW:
+            for i in range(int(count)):
+                x, y = base + along * (i + 0.5) * s
+                cv2.circle(mask, (int(round(x)), int(round(y))), r, 1, -1)
+            continue
+        if isinstance(region, int):
+            length, half = max(model.point_length, ROW) + 0.4, 0.75
+        elif region[0] == "bar":
+            length, half = min(count + 1.5, model.field_height / 2), 0.75
         else:
-            cv2.rectangle(mask, (x0, y0), (x1, min(y0 + length, y1)), 1, -1)
+            length, half = (count + 1.5) * ON_EDGE_STEP + 0.2, model.tray_width / 2
+        corners = np.array([base - across * half * s, base + across * half * s,
+                            base + across * half * s + along * length * s, base - across * half * s + along * length * s])
+        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
     return mask.astype(bool)

@@ -1,11 +1,11 @@
 """Read one frame of a calibrated board into an ``Observation``.
 
-The frame is straightened onto the canonical board. Every place a checker could lie is
-scored by how much better a learned checker of each colour explains the pixels there
-than the learned empty board does (``vision.checkers``); each point's count is the run
-of checkers from its base, and full rows are read as piles. A region that neither the
-empty board nor the checkers explain (a hand, an arm) makes the points under it
-occluded and the frame not settled; so does motion against the previous frame.
+The checker network counts every point, bar half and tray, and the counts are weighed
+together so that each side has all its checkers (``vision.checkers``). The frame is
+also straightened onto the canonical board: what neither the empty board nor the
+checkers counted explain (a hand, an arm) makes the regions under it covered, as do
+those the network sees a hand over; covered regions are read as honest ranges and the
+frame is not settled; nor is it while anything moves against the previous frame.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ import numpy as np
 
 from vision.board_model import BoardModel
 from vision.calibration import Calibration
-from vision.checkers import CheckerField
+from vision.checkers import HAND, CheckerCounter
 from vision.cube import BoardCube
 from vision.dice import BoardDice
 from vision.image_check import BRIGHTEST, DARKEST
 from vision.observation import CubeRead, DieRead, Observation, Occlusion
-from vision.occlusion import Coverage, explained_mask
+from vision.occlusion import Coverage, Covered, explained_mask
+from vision.strips import BAR, REGIONS, TRAY
 
 CHECKERS = 15
 MOTION = 18.0           # grey change between frames that counts as motion
@@ -34,7 +35,7 @@ class BoardReader:
         self.calibration = calibration
         self.model: BoardModel = calibration.model
         self.checkers = checkers
-        self.field = CheckerField(calibration, checkers)
+        self.counter = CheckerCounter(calibration, checkers)
         self.coverage = Coverage(calibration)
         self._previous: np.ndarray | None = None
         calibration.maps()
@@ -59,13 +60,16 @@ class BoardReader:
             self._previous = None
             return Observation.not_visible(timestamp, camera_moved=True)
         motion = self._motion(lab)
-        reading = self.field.read(lab)
-        explained = explained_mask(self.model, reading, lab.shape[:2]) & ~self.field.unexplained(lab, reading)
-        covered = self.coverage.find(lab, explained)
-        points, bar, off = self.field.observe(reading, covered)
+        counts = self.counter.read(frame)
+        covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2]))
+        hidden = _regions(covered) | (counts.hands > HAND)
+        if covered.hand:
+            counts = self.counter.weigh(counts.probabilities, counts.hands, hidden)
+        points, bar, off = self.counter.observe(counts, hidden)
         dice, cube = self._read_dice_and_cube(frame, canonical)
-        occlusion = Occlusion(hand=covered.hand, motion=motion, covered=covered.share)
-        settled = not (covered.hand or motion)
+        hand = covered.hand or bool(hidden.any())
+        occlusion = Occlusion(hand=hand, motion=motion, covered=covered.share)
+        settled = not (hand or motion)
         return Observation(settled=settled, board_visible=True, points=tuple(points), bar=bar, off=off,
                            dice=tuple(dice), cube=cube, occlusion=occlusion, timestamp=timestamp)
 
@@ -90,3 +94,13 @@ class BoardReader:
         found = self._cube_reader.locate(frame, canonical)
         cube, at = (None, None) if found is None else found
         return self._dice_reader.read(frame, canonical, at), cube
+
+
+def _regions(covered: Covered) -> np.ndarray:
+    """The regions (``vision.strips.REGIONS`` order) a hand covers."""
+    out = np.zeros(len(REGIONS), bool)
+    out[:24] = covered.points
+    out[[BAR["white"], BAR["black"]]] = covered.bar
+    for side, hidden in zip(("white", "black"), covered.trays):
+        out[TRAY[side]] = hidden
+    return out
