@@ -31,3 +31,23 @@ def test_a_card_must_name_its_shape_and_outputs():
                                                                  "temperature": 1.5}]})
     assert Card.from_json("x", json.loads(json.dumps(card.to_json()))) == card
     assert np.isclose(card.outputs[0].temperature, 1.5)
+
+
+def test_damaged_weights_are_named(tmp_path):
+    card = {"shape": [3, 8, 8], "outputs": [{"name": "y", "kind": "softmax", "classes": 2}]}
+    (tmp_path / "broken.json").write_text(json.dumps(card))
+    (tmp_path / "broken.onnx").write_bytes(b"\x08\x07not a network")
+    with pytest.raises(NetworkError, match="broken.onnx: not a network"):
+        Network("broken", tmp_path)
+    (tmp_path / "lost.json").write_text(json.dumps(card))
+    with pytest.raises(NetworkError, match="lost.onnx"):
+        Network("lost", tmp_path)
+
+
+def test_the_checker_network_reads_its_card_shape():
+    net = Network("checkers")
+    out = net(np.zeros((2, *net.card.shape), np.float32))
+    assert out["counts"].shape == (2, 31) and np.allclose(out["counts"].sum(axis=1), 1.0)
+    assert out["covered"].shape == (2,) and ((0 <= out["covered"]) & (out["covered"] <= 1)).all()
+    with pytest.raises(ValueError, match="reads batches of"):
+        net(np.zeros((1, 3, 8, 8), np.float32))
