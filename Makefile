@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean gnubg corpus
+.PHONY: run test bench clean gnubg corpus models
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,14 @@ bench: $(STAMP)
 	$(PY) bench/dice.py
 	$(PY) bench/vision.py
 	$(PY) bench/referee.py
+
+# The vision networks in vision/models, made again from the simulated table (hours on two
+# cores; PyTorch comes with the train extra). DATA holds the drawn scenes.
+DATA ?= data
+models: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[train]'
+	$(PY) -m training.checkers data --out $(DATA)/checkers --scenes 1500
+	$(PY) -m training.checkers fit $(DATA)/checkers
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -40,7 +40,7 @@ def train(model: nn.Module, step: Callable[[np.ndarray], torch.Tensor], n: int, 
             loss.backward()
             optimiser.step()
             schedule.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
             count += len(idx)
         log(f"epoch {epoch + 1}/{epochs}: loss {total / max(count, 1):.4f} ({time.time() - t0:.0f} s)")
     model.eval()

@@ -1,0 +1,170 @@
+"""Training the checker network on scenes drawn by ``training.checkers``, and its export.
+
+Examples are regions (a point, a bar half, a tray) of the drawn frames, empty ones
+drawn less often and piles more often; a strip is flipped across at random and, at
+random, read with the sides' colours exchanged (its counts then belong to the other
+side). Scenes are held out whole: the temperature and the scores on the card come
+from scenes the network never saw.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from training.kit import export, fit_temperature, train
+from vision.checkers import CLASSES
+from vision.nets import Output
+from vision.strips import CHANNELS, REGIONS, STRIP_LENGTH, STRIP_WIDTH, features
+
+NAME = "checkers"
+
+
+def _block(cin: int, cout: int, stride: int) -> list[nn.Module]:
+    return [nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+
+
+class CheckerNet(nn.Module):
+    """Strip in, scores out: a count class (0 empty, 1..15 White's, 16..30 Black's) and
+    whether a hand covers the region."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(*_block(CHANNELS, 12, 1), *_block(12, 16, 2), *_block(16, 24, 2),
+                                  *_block(24, 32, 1), *_block(32, 48, 2), nn.Flatten())
+        flat = 48 * (STRIP_LENGTH // 8) * (STRIP_WIDTH // 8)
+        self.hidden = nn.Sequential(nn.Linear(flat, 96), nn.ReLU(), nn.Dropout(0.1))
+        self.counts = nn.Linear(96, CLASSES)
+        self.covered = nn.Linear(96, 1)
+
+    def forward(self, x):
+        h = self.hidden(self.body(x))
+        return self.counts(h), self.covered(h)
+
+
+class Scenes:
+    """Every drawn frame's strips (in Lab) with their scene's empty board and side colours."""
+
+    def __init__(self, folders: list[Path]) -> None:
+        strips, classes, covered, scene_of, empties, sides, seeds = [], [], [], [], [], [], []
+        for folder in folders:
+            for path in sorted(folder.glob("scene-*.npz")):
+                if path.name.endswith(".tmp.npz"):
+                    continue
+                d = np.load(path)
+                k = len(empties)
+                lab = [cv2.cvtColor(f, cv2.COLOR_BGR2LAB) for f in d["strips"]]
+                strips.append(np.stack(lab).reshape(-1, len(REGIONS), STRIP_LENGTH, STRIP_WIDTH, 3))
+                classes.append(d["classes"])
+                covered.append(d["covered"])
+                scene_of.append(np.full(len(d["classes"]), k))
+                empties.append(d["empty"].astype(np.float32).reshape(len(REGIONS), STRIP_LENGTH, STRIP_WIDTH, 3))
+                sides.append(d["sides"])
+                seeds.append(int(d["seed"]))
+        self.strips = np.concatenate(strips)
+        self.classes = np.concatenate(classes).astype(np.int64)
+        self.covered = np.concatenate(covered)
+        self.scene_of = np.concatenate(scene_of)
+        self.empties = np.stack(empties)
+        self.sides = np.stack(sides).astype(np.float32)
+        self.seeds = np.array(seeds)
+
+    def inputs(self, frames: np.ndarray, regions: np.ndarray, swap: np.ndarray | None = None,
+               flip: np.ndarray | None = None) -> np.ndarray:
+        """Network inputs for (frame, region) pairs, optionally with sides exchanged or flipped."""
+        scenes = self.scene_of[frames]
+        out = features(self.strips[frames, regions], self.empties[scenes, regions], self.sides[scenes])
+        if swap is not None:
+            out[swap, 4] *= -1.0
+        if flip is not None:
+            out[flip] = out[flip, :, :, ::-1]
+        return out
+
+    def labels(self, frames: np.ndarray, regions: np.ndarray, swap: np.ndarray | None = None):
+        c = self.classes[frames, regions].copy()
+        if swap is not None:
+            s = swap & (c > 0)
+            c[s] = np.where(c[s] <= 15, c[s] + 15, c[s] - 15)
+        return c, self.covered[frames, regions]
+
+
+def _weights(classes: np.ndarray, covered: np.ndarray) -> np.ndarray:
+    count = np.where(classes > 15, classes - 15, classes)
+    w = np.where(count == 0, 0.3, np.where(count > 5, 3.0, 1.0))
+    return np.where(covered, 1.0, w)
+
+
+def evaluate(net: nn.Module, data: Scenes, frames: np.ndarray, batch: int = 512):
+    """Scores (count logits, covered logits) of every region of ``frames``."""
+    pairs = np.array([(f, r) for f in frames for r in range(len(REGIONS))])
+    counts, covered = [], []
+    with torch.no_grad():
+        for i in range(0, len(pairs), batch):
+            p = pairs[i:i + batch]
+            c, v = net(torch.from_numpy(data.inputs(p[:, 0], p[:, 1])))
+            counts.append(c.numpy())
+            covered.append(v.numpy()[:, 0])
+    return pairs, np.concatenate(counts), np.concatenate(covered)
+
+
+def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: int = 0) -> None:
+    torch.set_num_threads(threads)
+    data = Scenes(folders)
+    scenes = len(data.seeds)
+    rng = np.random.default_rng(seed)
+    test_scenes = set(rng.choice(scenes, size=max(int(held_out * scenes), 1), replace=False).tolist())
+    is_test = np.array([s in test_scenes for s in data.scene_of])
+    train_frames = np.flatnonzero(~is_test)
+    test_frames = np.flatnonzero(is_test)
+    print(f"{scenes} scenes, {len(data.classes)} frames ({len(train_frames)} to train on, {len(test_frames)} held out)")
+    pairs = np.array([(f, r) for f in train_frames for r in range(len(REGIONS))])
+    w = _weights(data.classes[pairs[:, 0], pairs[:, 1]], data.covered[pairs[:, 0], pairs[:, 1]])
+    per_epoch = int(w.sum())
+    net = CheckerNet().to(memory_format=torch.channels_last)
+    counts_loss = nn.CrossEntropyLoss(reduction="none")
+    covered_loss = nn.BCEWithLogitsLoss()
+    draw = np.random.default_rng(seed + 1)
+    p = w / w.sum()
+
+    def step(idx: np.ndarray) -> torch.Tensor:
+        chosen = pairs[draw.choice(len(pairs), size=len(idx), p=p)]
+        swap = draw.random(len(chosen)) < 0.5
+        flip = draw.random(len(chosen)) < 0.5
+        x = torch.from_numpy(data.inputs(chosen[:, 0], chosen[:, 1], swap, flip))
+        c, v = data.labels(chosen[:, 0], chosen[:, 1], swap)
+        c, v = torch.from_numpy(c), torch.from_numpy(v.astype(np.float32))
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            counts, covered = net(x.contiguous(memory_format=torch.channels_last))
+        counts, covered = counts.float(), covered.float()
+        known = 1.0 - v
+        loss = (counts_loss(counts, c) * known).sum() / known.sum().clamp(min=1.0)
+        return loss + 0.5 * covered_loss(covered[:, 0], v)
+
+    train(net, step, per_epoch, epochs, batch=256, lr=3e-3, seed=seed)
+    pairs_t, counts, covered = evaluate(net, data, test_frames)
+    truth = data.classes[pairs_t[:, 0], pairs_t[:, 1]]
+    hidden = data.covered[pairs_t[:, 0], pairs_t[:, 1]]
+    known = ~hidden
+    t_counts = fit_temperature(counts[known], truth[known])
+    t_covered = fit_temperature(covered, hidden.astype(np.float64), sigmoid=True)
+    read = counts.argmax(axis=1)
+    right = read == truth
+    report = {"regions held out": int(known.sum()),
+              "count right (no hand)": round(float(right[known].mean()), 5),
+              "points right": round(float(right[known & (pairs_t[:, 1] < 24)].mean()), 5),
+              "bar right": round(float(right[known & np.isin(pairs_t[:, 1], [24, 25])].mean()), 5),
+              "trays right": round(float(right[known & (pairs_t[:, 1] >= 26)].mean()), 5),
+              "piles right (6+)": round(float(right[known & (np.where(truth > 15, truth - 15, truth) > 5)].mean()), 5),
+              "covered found": round(float((covered[hidden] > 0).mean()), 5) if hidden.any() else None,
+              "covered false": round(float((covered[~hidden] > 0).mean()), 5)}
+    print(report)
+    export(net, NAME, (CHANNELS, STRIP_LENGTH, STRIP_WIDTH),
+           [Output("counts", "softmax", CLASSES, t_counts), Output("covered", "sigmoid", 1, t_covered)],
+           {"command": "python -m training.checkers fit " + " ".join(str(f) for f in folders),
+            "scene seeds": [int(data.seeds.min()), int(data.seeds.max())], "frames": int(len(data.classes)),
+            "epochs": epochs, "held out": report})
+    torch.save(net.state_dict(), Path("/tmp") / f"{NAME}.pt")
