@@ -14,10 +14,11 @@ renderer's own camera), so the figures are the dice and cube readers' alone. A d
 right when its value and half are; its rest (flat, cocked, on a checker) is counted
 apart, and so are the dice the referee would get wrong by it: a cocked die or one on a
 checker read flat (a roll let stand that must be rolled again) and a flat die read not
-flat (a good roll called again). Frames the renderer calls unsettled (motion blur) are
-counted apart too. A die read with the wrong value or half is "read wrong", apart from
-dice not read at all; how well the confidence tells them apart is the share of each read
-with at least ``CONFIDENT``. Each rest (flat, cocked, on a checker) has its share of
+flat (a good roll called again). Frames the renderer calls unsettled (motion blur: the
+referee waits for a settled one) are counted apart, for the dice and for the cube. A
+die read with the wrong value or half is "read wrong", apart from dice not read at all;
+how well the confidence tells them apart is the share of each read with at least
+``CONFIDENT``. Each rest (flat, cocked, on a checker) has its share of
 dice found, of dice read with the right value and half, and of those also read with the
 right rest.
 Read times are this process's CPU time (other work on the machine inflates wall time);
@@ -142,7 +143,7 @@ RESTS = ("flat", "flat", "flat", "flat", "cocked", "on_checker")
 def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
     counts = {k: 0 for k in ("dice", "right", "found", "rest right", "extra", "cubes", "cube right",
                              "no cube", "no cube right", "blurred dice", "blurred right", "read flat",
-                             "read leaning", "cube wrong")}
+                             "read leaning", "cube wrong", "blurred cubes", "blurred cube right")}
     by_rest = {r: {"dice": 0, "found": 0, "right": 0, "rest right": 0} for r in ("flat", "cocked", "on_checker")}
     dice_ms, cube_ms = [], []
     confidences: dict[bool, list[float]] = {True: [], False: []}      # of dice read right / wrong
@@ -205,6 +206,10 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
         if truth.cube is None:
             counts["no cube"] += 1
             counts["no cube right"] += int(cube_read is None)
+        elif not truth.settled:
+            counts["blurred cubes"] += 1
+            counts["blurred cube right"] += int(cube_read is not None and (cube_read.value, cube_read.side)
+                                                == (truth.cube.face, truth.cube.side))
         else:
             counts["cubes"] += 1
             ok = cube_read is not None and (cube_read.value, cube_read.side) == (truth.cube.face, truth.cube.side)
@@ -237,6 +242,7 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
             ("dice in blurred frames right", share("blurred right", "blurred dice"), ""),
             ("cube: face and side", share("cube right", "cubes"), ">=99%"),
             ("cube: read wrong", str(counts["cube wrong"]), "0"),
+            ("cube in blurred frames right", share("blurred cube right", "blurred cubes"), ""),
             ("no cube: none read", share("no cube right", "no cube"), ""),
             ("dice read ms median", f"{statistics.median(dice_ms):.1f}", ""),
             ("cube read ms median", f"{statistics.median(cube_ms):.1f}", ""),
