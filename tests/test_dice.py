@@ -123,7 +123,7 @@ def test_the_network_input_ignores_the_light():
     assert np.abs(a - b).mean() < 0.1 * np.abs(a).mean()
 
 
-@pytest.mark.parametrize("name", ["dice", "dice_photo"])
+@pytest.mark.parametrize("name", ["dice", "dice_photo", "cube"])
 def test_the_networks_are_small_and_say_how_they_were_made(name):
     net = Network(name)
     assert (MODELS / f"{name}.onnx").stat().st_size < 1_000_000

@@ -247,3 +247,15 @@ def test_clear_flat_dice_are_read_with_confidence(seed):
     pairs = matched(read_dice(frame, board), truth.dice)
     assert all(r is not None and r.value == t.value and r.confidence > 0.9 for t, r in pairs)
 
+
+@pytest.mark.parametrize("style", ["tournament", "classic", "blue"])
+def test_the_cube_among_many_checkers_on_the_bar(style):
+    """Three checkers of each side wait on the bar, more than the cube stands out from: the
+    cube, centred where it is set down, is read all the same."""
+    points = list(Position.initial().points())
+    points[5] -= 3          # three of White's six-point checkers and of Black's
+    points[18] += 3
+    position = Position.from_points(points, bar=(3, 3))
+    frame, truth, board = scene(position, dice=(3, 1), cube=Cube(), seed=88, style=style)
+    cube = read_cube(frame, board)
+    assert cube is not None and (cube.value, cube.side) == (64, "centre")

@@ -352,16 +352,6 @@ def frame_patches(frame: np.ndarray, to_frame: ToFrame, centres, side: float, si
     return [read_patch(frame, cv2.getPerspectiveTransform(corners, quad).astype(np.float64), size) for quad in in_frame]
 
 
-def local_homography(to_frame: ToFrame, to_canonical: np.ndarray, size: int) -> np.ndarray:
-    """Patch pixels to frame pixels for a ``size`` patch placed on the canonical board by
-    ``to_canonical`` (3x3): the mapping fitted on the patch's corners, exact for a lens
-    without distortion and close enough over a patch for one with."""
-    corners = np.array([(0, 0), (size - 1, 0), (size - 1, size - 1), (0, size - 1)], np.float64)
-    on_board = _apply_many(to_canonical, corners)
-    in_frame = np.asarray(to_frame(on_board), np.float64).reshape(-1, 2)
-    return cv2.getPerspectiveTransform(corners.astype(np.float32), in_frame.astype(np.float32)).astype(np.float64)
-
-
 def is_mirrored(to_frame: ToFrame, model: BoardModel) -> bool:
     """Whether the canonical view is the board's mirror image (its home board is on the
     left as the camera sees it): a camera never mirrors, so the mapping turns it over."""
