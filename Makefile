@@ -47,6 +47,9 @@ models: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[train]'
 	$(PY) -m training.checkers data --out $(DATA)/checkers --scenes 1500
 	$(PY) -m training.checkers fit $(DATA)/checkers
+	$(PY) -m training.dice --net board --data $(DATA)/dice_board.npz
+	$(PY) -m training.dice --net photo --data $(DATA)/dice_photo.npz
+	$(PY) -m training.cube
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -39,12 +39,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from engine.position import Position  # noqa: E402
 from hardware.sim.render_sequence import random_position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, Cube, Die, render  # noqa: E402
-from test_dice_board import EMPTY, TruthBoard, matched  # noqa: E402
+from training.truth import EMPTY, TruthBoard, matched  # noqa: E402
 from vision.dice import find_dice  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "dice"

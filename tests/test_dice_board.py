@@ -1,8 +1,8 @@
 """Dice and the doubling cube on rendered boards, read through a perfect calibration.
 
-``TruthBoard`` is the calibration a rendered frame's ground truth gives (its board's
-proportions, the camera's homography and lens), so these tests measure the dice and
-cube readers alone; the calibration has tests of its own.
+``training.truth.TruthBoard`` is the calibration a rendered frame's ground truth gives
+(its board's proportions, the camera's homography and lens), so these tests measure the
+dice and cube readers alone; the calibration has tests of its own.
 """
 
 from __future__ import annotations
@@ -12,58 +12,11 @@ import numpy as np
 import pytest
 
 from engine.position import Position
-from hardware.sim.render_optics import CameraModel
-from hardware.sim.render_pieces import Lift
-from hardware.sim.renderer import Conditions, Cube, Die, FrameTruth, render
+from hardware.sim.renderer import Conditions, Cube, Die, render
 from hardware.sim.scene import board_geometry
-from vision.board_model import BoardModel
-from vision.cube import BoardCube
-from vision.dice import BoardDice
+from training.truth import EMPTY, TruthBoard, matched
 
-EMPTY = Position.from_points([0] * 24)
 CLEAN = Conditions.clean()
-
-
-class TruthBoard:
-    """The perfect calibration of rendered frames: canonical pixels of ``model`` to frame
-    pixels through the renderer's own homography and lens, and the empty board's view."""
-
-    def __init__(self, truth: FrameTruth, empty_frame: np.ndarray, opening: tuple[np.ndarray, FrameTruth]) -> None:
-        b = truth.conditions.board
-        self.model = BoardModel(rim_x=b.frame, rim_y=b.frame, point_width=b.point_width, bar_width=b.bar_width,
-                                strip=b.strip, tray_width=b.tray_width, point_length=b.point_length,
-                                tip_gap=b.tip_gap)
-        self.truth = truth
-        self.camera = CameraModel(truth.homography, truth.distortion, truth.size, Lift((0.0, 0.0), 1.0))
-        w, h = self.model.size
-        u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
-        xy = self.to_frame(np.stack([u.ravel(), v.ravel()], 1)).reshape(h, w, 2).astype(np.float32)
-        self._maps = (np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1]))
-        self.empty = self.view(empty_frame)
-        frame, opened = opening
-        lab = cv2.cvtColor(cv2.blur(frame, (5, 5)), cv2.COLOR_BGR2LAB).astype(np.float32)
-        self.checkers = tuple(tuple(float(c) for c in np.mean(
-            [lab[int(k.centre[1]), int(k.centre[0])] for k in opened.checkers if k.owner == owner and k.layer == 0],
-            axis=0)) for owner in ("white", "black"))
-
-    def to_frame(self, points: np.ndarray) -> np.ndarray:
-        """Canonical pixels (White's home board bottom right) to frame pixels."""
-        m, t = self.model, self.truth
-        d = np.asarray(points, np.float64).reshape(-1, 2) / m.ppd
-        if t.home in ("bottom-left", "top-left"):
-            d[:, 0] = m.board_width - d[:, 0]
-        if t.home in ("top-right", "top-left"):
-            d[:, 1] = m.board_height - d[:, 1]
-        return self.camera.to_image(d * t.ppd)
-
-    def view(self, frame: np.ndarray) -> np.ndarray:
-        return cv2.remap(frame, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-    def dice(self) -> BoardDice:
-        return BoardDice(self.model, self.to_frame, self.empty, self.checkers)
-
-    def cube(self) -> BoardCube:
-        return BoardCube(self.model, self.to_frame)
 
 
 def scene(position: Position, dice=(), cube=Cube(), seed: int = 0, style: str = "classic",
@@ -83,22 +36,6 @@ def read_dice(frame, board: TruthBoard):
 
 def read_cube(frame, board: TruthBoard):
     return board.cube().read(frame, board.view(frame))
-
-
-def matched(reads, truths):
-    """Each true die with the read whose box holds its centre (or None); pairs are made
-    nearest box centre first, so two dice side by side each get their own read."""
-    pairs = []
-    for ti, t in enumerate(truths):
-        for ri, r in enumerate(reads):
-            x, y, w, h = r.box
-            if x - 2 <= t.centre[0] <= x + w + 2 and y - 2 <= t.centre[1] <= y + h + 2:
-                pairs.append((np.hypot(x + w / 2 - t.centre[0], y + h / 2 - t.centre[1]), ti, ri))
-    hit: dict[int, int] = {}
-    for _, ti, ri in sorted(pairs):
-        if ti not in hit and ri not in hit.values():
-            hit[ti] = ri
-    return [(t, reads[hit[ti]] if ti in hit else None) for ti, t in enumerate(truths)]
 
 
 @pytest.mark.parametrize("value", range(1, 7))

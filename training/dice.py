@@ -37,17 +37,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from engine.position import BLACK, WHITE, Position  # noqa: E402
-from hardware.sim.render_sequence import random_position  # noqa: E402
-from hardware.sim.renderer import DICE_COLOURS, STYLES, Conditions, Cube, Die, board_renderer, render  # noqa: E402
-from hardware.sim.scene import DIE_SIZE  # noqa: E402
-from test_dice_board import EMPTY, TruthBoard  # noqa: E402
-from vision.dice import (DIE_PX, FLAT, IS_DIE, PATCH, PHOTO_DIE_PX, RESTS, BoardDice, frame_patches,  # noqa: E402
+from engine.position import BLACK, WHITE, Position
+from hardware.sim.render_sequence import random_position
+from hardware.sim.renderer import DICE_COLOURS, STYLES, Conditions, Cube, Die, board_renderer, render
+from hardware.sim.scene import DIE_SIZE
+from training.truth import EMPTY, TruthBoard
+from vision.dice import (DIE_PX, FLAT, IS_DIE, PATCH, PHOTO_DIE_PX, RESTS, BoardDice, frame_patches,
                          net_input, photo_candidates, photo_patch_transform, photo_scaled, read_patch)
 
+ROOT = Path(__file__).resolve().parents[1]
 PHOTOS = ROOT.parent / "shared" / "data" / "photos" / "dice"
 FIRST_SEED = 20_000_000
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
