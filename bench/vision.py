@@ -81,7 +81,7 @@ def main() -> int:
         obs = reader.read(frame)
         read_times.append(time.perf_counter() - t0)
         board = BoardReader(cal)
-        board._read_dice_and_cube = lambda f, c: ([], None)     # the board alone
+        board._read_dice_and_cube = lambda f, c: ([], None, None)     # the board alone
         t0 = time.perf_counter()
         board.read(frame)
         board_times.append(time.perf_counter() - t0)

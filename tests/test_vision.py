@@ -11,6 +11,7 @@ import pytest
 from controller.cli import main
 from engine.position import WHITE, Position
 from hardware.sim.render_optics import CameraPose, Lighting, Sensor
+from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import Conditions, Hand, render
 from hardware.sim.scene import BOARD_BUILDS
 from vision.board_fit import Lens
@@ -255,3 +256,19 @@ def test_a_hand_over_a_pile_leaves_an_honest_range(tournament):
     obs = BoardReader(cal).read(frame)
     assert not obs.settled and obs.to_position() is None and 6 in truth.occluded_points
     assert obs.admits(position) and not obs.point(6).certain
+
+
+@pytest.mark.parametrize("seed, style, home", [(31000055, "redblack", "top-left"), (31000151, "classic", "bottom-left")])
+def test_dice_side_by_side_and_cups_against_the_case_are_no_hand(seed, style, home):
+    """Two dice touching on the field (55) and dice cups set against the case (151), in
+    drawn light and camera: what the dice and cube read and the table explain hides nothing."""
+    rng = np.random.default_rng(seed)
+    conditions = Conditions.random(rng, 1.0)
+    opening, _ = render(Position.initial(), dice=(), seed=seed, style=style, conditions=conditions, home=home)
+    position = random_position(rng, int(rng.integers(0, 80)))
+    dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+    frame, truth = render(position, dice=dice, seed=seed + 7_000_000, style=style, conditions=conditions, home=home)
+    assert truth.settled and not truth.hand
+    obs = BoardReader(calibrate(opening)).read(frame)
+    assert obs.settled and obs.to_position() == position
+    assert sorted(d.value for d in obs.dice) == sorted(dice)

@@ -393,19 +393,24 @@ class BoardDice:
         """The dice lying on the playing surface of ``frame`` (``canonical`` is its board view;
         ``cube`` the canonical centre of the doubling cube's top face, if read: no die lies
         there). Where reads overlap, the surest stands."""
+        return [die for die, _ in self.placed(frame, canonical, cube)]
+
+    def placed(self, frame: np.ndarray, canonical: np.ndarray,
+               cube: tuple[float, float] | None = None) -> list[tuple[DieRead, tuple[float, float]]]:
+        """The dice ``read`` finds, each with the canonical centre of its top face."""
         clear = CUBE_CLEAR * self.model.ppd
         candidates = [c for c in self.candidates(canonical)
                       if cube is None or max(abs(c[0] - cube[0]), abs(c[1] - cube[1])) >= clear]
         if self._net is None:
             self._net = DiceNet()
         patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX)
-        out: list[DieRead] = []
+        out: list[tuple[DieRead, tuple[float, float]]] = []
         for seen in self._net.dice(patches, candidates, SAME_DIE * self.die_side):
             flat, cocked, on_checker = seen.rests
             rest = "flat" if flat >= FLAT else "cocked" if cocked > on_checker else "on_checker"
             cx, cy = seen.centre
-            out.append(DieRead(seen.value, self._half(cx, cy), rest == "flat", rest == "on_checker",
-                               self._box(cx, cy), seen.confidence * seen.rests[RESTS.index(rest)]))
+            out.append((DieRead(seen.value, self._half(cx, cy), rest == "flat", rest == "on_checker",
+                                self._box(cx, cy), seen.confidence * seen.rests[RESTS.index(rest)]), (cx, cy)))
         return out
 
     def candidates(self, canonical: np.ndarray) -> list[tuple[float, float]]:

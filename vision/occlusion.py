@@ -1,8 +1,9 @@
 """What covers the board: hands and arms, and a camera that moved.
 
-A hand or an arm is what neither the empty board nor the checkers found explain, and
-is large: the pixels that differ from the learned empty board, less the places of the
-checkers counted and anything smaller than a die, leave connected regions; one larger
+A hand or an arm is what neither the empty board nor the checkers, dice and cube found
+explain, and is large: the pixels that differ from the learned empty board, less the
+places of the checkers counted, the dice and cube read and anything smaller than a die,
+leave connected regions; one larger
 than ``HAND_AREA`` square diameters, or any that crosses the case's rim onto the field
 (an arm reaches in over it; a cup or a card put down beside the case changes the table
 and perhaps the rim, never the field), is a hand. Every point, the bar and the
@@ -16,6 +17,7 @@ empty board's along the rim and the bar.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -37,6 +39,7 @@ EDGE = 60.0               # colour gradient of an edge
 RIM_AREA = 0.12           # square diameters of unexplained change on the rim that make a hand
 REACH_AREA = 0.2          # square diameters of change on the table round the case of an arm reaching in
 IN_PLACE = 0.45           # edge correlation below which the camera moved
+THING = 0.6               # half the side, in diameters, of what a die or the cube accounts for
 
 
 @dataclass(frozen=True)
@@ -160,8 +163,8 @@ class Coverage:
             on_field = inside - on_rim
             # a cup or a card put down beside the case changes the table and perhaps the
             # rim, never the field: an arm reaches over the field
-            reaching = (outside >= REACH_AREA and on_field >= RIM_AREA) or \
-                (inside >= PART_AREA * 0.6 and bool((region & self.case & arm).any()))
+            reaching = on_field >= RIM_AREA and (
+                outside >= REACH_AREA or (inside >= PART_AREA * 0.6 and bool((region & self.case & arm).any())))
             if not (inside >= HAND_AREA or (on_rim >= RIM_AREA and on_field >= RIM_AREA) or reaching):
                 if inside < PART_AREA:
                     continue
@@ -196,13 +199,18 @@ class Coverage:
         return np.sqrt((gx * gx + gy * gy).sum(axis=2))
 
 
-def explained_mask(model, highest: np.ndarray, shape) -> np.ndarray:
+def explained_mask(model, highest: np.ndarray, shape, things: Sequence[tuple[float, float]] = ()) -> np.ndarray:
     """The canonical pixels the checkers counted account for (``highest``: each region's
     largest possible count, in ``vision.strips.REGIONS`` order): a disc a little larger
     than a checker in each slot of a row (with its shadow), the whole row of a pile, the
-    bar's column and the filled part of each tray."""
+    bar's column and the filled part of each tray; and a square round each of the
+    ``things`` read (the canonical centres of the dice and the cube), leaning and shadow
+    included."""
     mask = np.zeros(shape, np.uint8)
     s = model.ppd
+    for x, y in things:
+        cv2.rectangle(mask, (int(round(x - THING * s)), int(round(y - THING * s))),
+                      (int(round(x + THING * s)), int(round(y + THING * s))), 1, -1)
     r = int(round(0.7 * s))
     for region, count in zip(REGIONS, highest):
         if count <= 0:

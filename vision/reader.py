@@ -3,7 +3,8 @@
 The checker network counts every point, bar half and tray, and the counts are weighed
 together so that each side has all its checkers (``vision.checkers``). The frame is
 also straightened onto the canonical board: what neither the empty board nor the
-checkers counted explain (a hand, an arm) makes the regions under it covered, as do
+checkers counted, the dice and the cube explain (a hand, an arm) makes the regions
+under it covered, as do
 those the network sees a hand over; covered regions are read as honest ranges and the
 frame is not settled; nor is it while anything moves against the previous frame.
 """
@@ -61,12 +62,14 @@ class BoardReader:
             return Observation.not_visible(timestamp, camera_moved=True)
         motion = self._motion(lab)
         counts = self.counter.read(frame)
-        covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2]))
+        placed, cube, cube_at = self._read_dice_and_cube(frame, canonical)
+        things = [at for _, at in placed] + ([] if cube_at is None else [cube_at])
+        covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2], things))
         hidden = _regions(covered) | (counts.hands > HAND)
         if covered.hand:
             counts = self.counter.weigh(counts.probabilities, counts.hands, hidden)
         points, bar, off = self.counter.observe(counts, hidden)
-        dice, cube = self._read_dice_and_cube(frame, canonical)
+        dice = [die for die, _ in placed]
         hand = covered.hand or bool(hidden.any())
         occlusion = Occlusion(hand=hand, motion=motion, covered=covered.share)
         settled = not (hand or motion)
@@ -83,17 +86,18 @@ class BoardReader:
         return bool((diff > MOTION).mean() > 0.002)
 
     # ------------------------------------------------------------------- dice
-    def _read_dice_and_cube(self, frame: np.ndarray, canonical: np.ndarray) -> tuple[list[DieRead], CubeRead | None]:
-        """The dice and the doubling cube (``canonical`` is the board view at the model's scale):
-        found on the canonical view, read on patches of the full-resolution frame; the cube
-        first, so that its face is not taken for a die's."""
+    def _read_dice_and_cube(self, frame: np.ndarray, canonical: np.ndarray) -> tuple[
+            list[tuple[DieRead, tuple[float, float]]], CubeRead | None, tuple[float, float] | None]:
+        """The dice and the doubling cube with their canonical centres (``canonical`` is the
+        board view at the model's scale): found on the canonical view, read on patches of the
+        full-resolution frame; the cube first, so that its face is not taken for a die's."""
         if self._dice_reader is None:
             cal = self.calibration
             self._dice_reader = BoardDice(cal.model, cal.to_frame, cal.empty, (cal.white.lab, cal.black.lab))
             self._cube_reader = BoardCube(cal.model, cal.to_frame)
         found = self._cube_reader.locate(frame, canonical)
         cube, at = (None, None) if found is None else found
-        return self._dice_reader.read(frame, canonical, at), cube
+        return self._dice_reader.placed(frame, canonical, at), cube, at
 
 
 def _regions(covered: Covered) -> np.ndarray:
