@@ -12,7 +12,12 @@ far from every bench's.
 
 Usage:
   python -m training.checkers data --out DIR --scenes N [--first N] [--frames 12]
-  python -m training.checkers fit DIR... [--epochs 12] [--held-out 0.06]
+  python -m training.checkers fit DIR... [--epochs 12] [--held-out 0.06] [--start NET.pt] [--lr 3e-3]
+
+The scenes with the highest seeds are held out (fit the temperatures and score the
+network); drawing more scenes later keeps the earlier held-out ones in training, so a
+network trained further from ``--start`` (the weights the last fit saved beside the
+data) is still scored only on scenes it never saw.
 """
 
 from __future__ import annotations
@@ -175,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--epochs", type=int, default=12)
     f.add_argument("--held-out", type=float, default=0.06)
     f.add_argument("--threads", type=int, default=1)
+    f.add_argument("--start", type=Path, help="weights to train further from")
+    f.add_argument("--lr", type=float, default=3e-3)
     args = ap.parse_args(argv)
     if args.command == "data":
         import cv2
@@ -182,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         make_data(args.out, args.first, args.scenes, args.frames)
         return 0
     from training.checkers_fit import fit
-    fit(args.folders, args.epochs, args.held_out, args.threads)
+    fit(args.folders, args.epochs, args.held_out, args.threads, start=args.start, lr=args.lr)
     return 0
 
 

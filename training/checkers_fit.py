@@ -111,20 +111,24 @@ def evaluate(net: nn.Module, data: Scenes, frames: np.ndarray, batch: int = 512)
     return pairs, np.concatenate(counts), np.concatenate(covered)
 
 
-def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: int = 0) -> None:
+def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: int = 0,
+        start: Path | None = None, lr: float = 3e-3) -> None:
+    """Train (from ``start``'s weights if given), score on the highest-seed scenes, export."""
     torch.set_num_threads(threads)
     data = Scenes(folders)
     scenes = len(data.seeds)
-    rng = np.random.default_rng(seed)
-    test_scenes = set(rng.choice(scenes, size=max(int(held_out * scenes), 1), replace=False).tolist())
-    is_test = np.array([s in test_scenes for s in data.scene_of])
+    test_scenes = np.argsort(data.seeds)[scenes - max(int(held_out * scenes), 1):]
+    is_test = np.isin(data.scene_of, test_scenes)
     train_frames = np.flatnonzero(~is_test)
     test_frames = np.flatnonzero(is_test)
     print(f"{scenes} scenes, {len(data.classes)} frames ({len(train_frames)} to train on, {len(test_frames)} held out)")
     pairs = np.array([(f, r) for f in train_frames for r in range(len(REGIONS))])
     w = _weights(data.classes[pairs[:, 0], pairs[:, 1]], data.covered[pairs[:, 0], pairs[:, 1]])
     per_epoch = int(w.sum())
-    net = CheckerNet().to(memory_format=torch.channels_last)
+    net = CheckerNet()
+    if start is not None:
+        net.load_state_dict(torch.load(start))
+    net = net.to(memory_format=torch.channels_last)
     counts_loss = nn.CrossEntropyLoss(reduction="none")
     covered_loss = nn.BCEWithLogitsLoss()
     draw = np.random.default_rng(seed + 1)
@@ -144,7 +148,7 @@ def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: i
         loss = (counts_loss(counts, c) * known).sum() / known.sum().clamp(min=1.0)
         return loss + 0.5 * covered_loss(covered[:, 0], v)
 
-    train(net, step, per_epoch, epochs, batch=256, lr=3e-3, seed=seed)
+    train(net, step, per_epoch, epochs, batch=256, lr=lr, seed=seed)
     pairs_t, counts, covered = evaluate(net, data, test_frames)
     truth = data.classes[pairs_t[:, 0], pairs_t[:, 1]]
     hidden = data.covered[pairs_t[:, 0], pairs_t[:, 1]]
@@ -166,5 +170,6 @@ def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: i
            [Output("counts", "softmax", CLASSES, t_counts), Output("covered", "sigmoid", 1, t_covered)],
            {"command": "python -m training.checkers fit " + " ".join(str(f) for f in folders),
             "scene seeds": [int(data.seeds.min()), int(data.seeds.max())], "frames": int(len(data.classes)),
-            "epochs": epochs, "held out": report})
-    torch.save(net.state_dict(), Path("/tmp") / f"{NAME}.pt")
+            "epochs": epochs, "trained further from": None if start is None else start.name,
+            "held out": report})
+    torch.save(net.state_dict(), folders[0].parent / f"{NAME}.pt")
