@@ -50,28 +50,29 @@ class Scenes:
     """Every drawn frame's strips (in Lab) with their scene's empty board and side colours."""
 
     def __init__(self, folders: list[Path]) -> None:
-        strips, classes, covered, scene_of, empties, sides, seeds = [], [], [], [], [], [], []
-        for folder in folders:
-            for path in sorted(folder.glob("scene-*.npz")):
-                if path.name.endswith(".tmp.npz"):
-                    continue
-                d = np.load(path)
-                k = len(empties)
-                lab = [cv2.cvtColor(f, cv2.COLOR_BGR2LAB) for f in d["strips"]]
-                strips.append(np.stack(lab).reshape(-1, len(REGIONS), STRIP_LENGTH, STRIP_WIDTH, 3))
-                classes.append(d["classes"])
-                covered.append(d["covered"])
-                scene_of.append(np.full(len(d["classes"]), k))
-                empties.append(d["empty"].astype(np.float32).reshape(len(REGIONS), STRIP_LENGTH, STRIP_WIDTH, 3))
-                sides.append(d["sides"])
-                seeds.append(int(d["seed"]))
-        self.strips = np.concatenate(strips)
-        self.classes = np.concatenate(classes).astype(np.int64)
-        self.covered = np.concatenate(covered)
-        self.scene_of = np.concatenate(scene_of)
-        self.empties = np.stack(empties)
-        self.sides = np.stack(sides).astype(np.float32)
-        self.seeds = np.array(seeds)
+        paths = [p for folder in folders for p in sorted(folder.glob("scene-*.npz"))
+                 if not p.name.endswith(".tmp.npz")]
+        frames = [len(np.load(p)["classes"]) for p in paths]
+        regions = len(REGIONS)
+        # filled in place: the strips of a few thousand scenes take most of the memory
+        self.strips = np.empty((sum(frames), regions, STRIP_LENGTH, STRIP_WIDTH, 3), np.uint8)
+        self.classes = np.empty((sum(frames), regions), np.int64)
+        self.covered = np.empty((sum(frames), regions), bool)
+        self.scene_of = np.repeat(np.arange(len(paths)), frames)
+        self.empties = np.empty((len(paths), regions, STRIP_LENGTH, STRIP_WIDTH, 3), np.float32)
+        self.sides = np.empty((len(paths), 2, 3), np.float32)
+        self.seeds = np.empty(len(paths), np.int64)
+        at = 0
+        for k, (path, n) in enumerate(zip(paths, frames)):
+            d = np.load(path)
+            for i, f in enumerate(d["strips"]):
+                self.strips[at + i] = cv2.cvtColor(f, cv2.COLOR_BGR2LAB).reshape(regions, STRIP_LENGTH, STRIP_WIDTH, 3)
+            self.classes[at:at + n] = d["classes"]
+            self.covered[at:at + n] = d["covered"]
+            self.empties[k] = d["empty"].astype(np.float32).reshape(regions, STRIP_LENGTH, STRIP_WIDTH, 3)
+            self.sides[k] = d["sides"]
+            self.seeds[k] = int(d["seed"])
+            at += n
 
     def inputs(self, frames: np.ndarray, regions: np.ndarray, swap: np.ndarray | None = None,
                flip: np.ndarray | None = None) -> np.ndarray:
