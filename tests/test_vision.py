@@ -272,3 +272,18 @@ def test_dice_side_by_side_and_cups_against_the_case_are_no_hand(seed, style, ho
     obs = BoardReader(calibrate(opening)).read(frame)
     assert obs.settled and obs.to_position() == position
     assert sorted(d.value for d in obs.dice) == sorted(dice)
+
+
+def test_calibrate_without_a_position_on_a_frame_of_the_middle_game(tournament, tmp_path, capsys):
+    """Not the opening, no --position: the position read in the frame calibrates the board."""
+    frame, _ = render(MIDGAME, dice=(3, 5), seed=2, style="tournament", conditions=CLEAN, home="top-left")
+    image = tmp_path / "midgame.png"
+    cv2.imwrite(str(image), frame)
+    cal = tmp_path / "cal.json"
+    assert main(["calibrate", str(image), "--out", str(cal)]) == 0
+    assert MIDGAME.position_id(WHITE) in capsys.readouterr().out
+    assert main(["read", str(image), "--calibration", str(cal), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["settled"] and data["position_id"] == MIDGAME.position_id(WHITE)
+    opening, _ = render(Position.initial(), dice=(), seed=5, style="tournament", conditions=CLEAN, home="top-left")
+    assert BoardReader(Calibration.load(cal)).read(opening).to_position() == Position.initial()

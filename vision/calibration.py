@@ -9,7 +9,9 @@ board lies: of the four mirror images of the fitted field, the one whose checker
 colours and empty points, under a smooth light, wins. The opening is
 symmetric across the board's long axis with the colours exchanged, so for it the
 lighter checkers are White unless told otherwise. Optional ArUco markers (DICT_4X4_50,
-ids 0..3 on the case's corners) help on difficult boards.
+ids 0..3 on the case's corners) help on difficult boards. With no position given and
+a frame that is not the opening, ``calibrate_any`` takes the position photo import
+reads in it.
 
 The checkers' size is measured on the rows of the position, the rim and the trays on
 the case; the calibration then keeps the field's place in the frame, the lens, the
@@ -35,6 +37,7 @@ from vision.circles import checker_circles
 from vision.empty_board import empty_board, occupied
 from vision.image_check import image_problem
 from vision.outline import locate_fields, subpixel_peak
+from vision.photo import import_photo
 
 FORMAT = 2
 PPD = 20.0              # canonical pixels per checker diameter for reading
@@ -520,6 +523,20 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
     hidden = occupied(model, position)
     empty = empty_board(canonical, model, position)
     return Calibration(pose.corners, pose.lens, model, white_look, black_look, empty, hidden)
+
+
+def calibrate_any(frame: np.ndarray, white: str = "light") -> tuple[Calibration, Position]:
+    """Calibrate from a frame of whatever position it shows, none given: the opening when
+    the frame shows it, else the position photo import reads in it (``white`` the colour
+    taken for White; White's home board where that position puts it). Returns the
+    calibration and the position it was made from; CalibrationError when neither works."""
+    try:
+        return calibrate(frame, white=white), Position.initial()
+    except CalibrationError as not_opening:
+        read = import_photo(frame, white=white)
+        if read.position is None:
+            raise CalibrationError(f"{not_opening}, and no position could be read in it: {read.reason}") from None
+        return calibrate(frame, read.position, white=white), read.position
 
 
 def _check_frame(frame: np.ndarray) -> None:

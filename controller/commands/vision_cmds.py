@@ -1,6 +1,7 @@
 """``bgref calibrate``, ``bgref read`` and ``bgref dice``: vision from the command line.
 
-- ``bgref calibrate IMAGE --out CAL.json [--source SPEC] [--position ID] [--white light|dark]``
+- ``bgref calibrate IMAGE --out CAL.json [--source SPEC] [--position ID] [--white light|dark]``:
+  without ``--position``, the opening or else the position photo import reads in the frame
 - ``bgref read IMAGE --calibration CAL.json [--json] [--annotate OUT.png]``
 - ``bgref read IMAGE [--white light|dark] [--home CORNER] [--json] [--annotate OUT.png]``:
   with no calibration, photo import (``vision.photo``) of any photo of a board
@@ -19,7 +20,7 @@ import cv2
 import numpy as np
 
 from engine.position import WHITE, Position
-from vision.calibration import Calibration, calibrate
+from vision.calibration import Calibration, calibrate, calibrate_any
 from vision.dice import find_dice
 from vision.observation import Observation
 from vision.photo import HOMES, import_photo
@@ -27,8 +28,8 @@ from vision.reader import BoardReader
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("calibrate", help="find the board in a frame of a known position and save it")
-    p.add_argument("image", nargs="?", help="a frame of the board (the opening position unless --position)")
+    p = subparsers.add_parser("calibrate", help="find the board in a frame and save it")
+    p.add_argument("image", nargs="?", help="a frame of the board (any position; --position says which)")
     p.add_argument("--out", required=True, help="where to write the calibration (JSON)")
     p.add_argument("--source", help="take the frame from a camera instead (e.g. 0, picamera2, sim:)")
     p.add_argument("--position", help="Position ID (White on roll) of the checkers in the frame")
@@ -81,10 +82,16 @@ def run_calibrate(args) -> int:
     if (args.image is None) == (args.source is None):
         raise ValueError("give either an IMAGE or --source, not both or neither")
     frame = _frame_from_source(args.source) if args.source else load_image(args.image)
-    position = Position.from_position_id(args.position, WHITE) if args.position else None
-    cal = calibrate(frame, position, white=args.white)
+    if args.position:
+        cal = calibrate(frame, Position.from_position_id(args.position, WHITE), white=args.white)
+        found = ""
+    else:
+        cal, position = calibrate_any(frame, white=args.white)
+        found = "" if position == Position.initial() else (
+            f"\nthe frame is not the opening: calibrated on the position read in it, {position.position_id(WHITE)}, "
+            f"{args.white} checkers White (give --position or --white if that is not so)")
     cal.save(args.out)
-    print(f"calibrated: board at {np.round(cal.case_corners).astype(int).tolist()}, written to {args.out}")
+    print(f"calibrated: board at {np.round(cal.case_corners).astype(int).tolist()}, written to {args.out}{found}")
     return 0
 
 
