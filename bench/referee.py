@@ -130,7 +130,7 @@ def main() -> None:
         return result
 
     Referee.feed = timed_feed
-    rows, all_latency, all_costs = [], [], []
+    all_latency, all_costs, alarms = [], [], []
     totals = {"moves": 0, "injected": 0, "caught": 0, "false": 0, "same": 0, "picked": 0}
     print("| match | turns | frames | same match | injected | caught | false alarms | picked on MENU "
           "| latency median ms | latency p99 ms | read fps |")
@@ -151,6 +151,7 @@ def main() -> None:
         totals["false"] += t.false_alarms
         totals["same"] += result.same_match
         totals["picked"] += t.picked
+        alarms += [f"{name} at {at:.1f} s: {what}" for at, what in t.alarms]
         p99 = sorted(lat)[min(len(lat) - 1, int(0.99 * len(lat)))] * 1e3 if lat else float("nan")
         print(f"| {name} | {t.turns} | {result.frames} | {result.same_match} | {t.injected} | {t.caught} | "
               f"{t.false_alarms} | {t.picked} | {statistics.median(lat) * 1e3 if lat else float('nan'):.0f} | {p99:.0f} | "
@@ -170,6 +171,8 @@ def main() -> None:
     moves = max(totals["moves"], 1)
     print(f"false alarms: {totals['false']} in {totals['moves']} moves = {1000 * totals['false'] / moves:.1f} "
           f"per 1,000 (target 0)")
+    for alarm in alarms:
+        print(f"  false alarm: {alarm}")
     print(f"plays the players picked on MENU (the camera could not settle them): {totals['picked']} in "
           f"{totals['moves']} moves")
     caught = 100 * totals["caught"] / totals["injected"] if totals["injected"] else 100.0

@@ -48,6 +48,7 @@ class Tally:
     accepted: int = 0     # caught illegal plays the opponent accepted (then both took back)
     missed: int = 0
     false_alarms: int = 0
+    alarms: list[tuple[float, str]] = field(default_factory=list)   # (seconds, what was signalled) of each false alarm
     picked: int = 0       # plays and cube actions the players picked on MENU: the camera could not settle them
     turns: int = 0
 
@@ -80,15 +81,19 @@ class SimPlayers:
     # ------------------------------------------------------------------ what the players see
     def see_lights(self, illegal: bool) -> None:
         if illegal and not self.illegal_lit and not self._expect_illegal:
-            self.tally.false_alarms += 1
+            self._false_alarm(" ".join(self.display) or "illegal")
         self.illegal_lit = illegal
 
     def see_display(self, lines: tuple[str, ...]) -> None:
         text = " ".join(lines)
         if lines != self.display and ("Roll again" in text or "void" in text) and not self._expect_roll_again:
-            self.tally.false_alarms += 1
+            self._false_alarm(text)
         self.display = lines
         self._shown += 1
+
+    def _false_alarm(self, what: str) -> None:
+        self.tally.false_alarms += 1
+        self.tally.alarms.append((round(self.now, 2), what))
 
     def says(self, *words: str) -> bool:
         """Whether the display shows any of ``words``."""
