@@ -73,8 +73,10 @@ def main() -> int:
         stats["frames"] += 1
         try:
             cal = calibrate(opening)
-        except CalibrationError:
+        except CalibrationError as e:
             stats["calibration failed"] += 1
+            if not args.quiet:
+                print(f"seed {seed}: calibration failed: {e}")
             continue
         reader = BoardReader(cal)
         t0 = time.perf_counter()
