@@ -129,7 +129,8 @@ def test_misread_rolls_are_put_right_with_their_plays_on_menu(shared_data, tmp_p
     events = (tmp_path / "replay.journal").read_text()
     # the misread roll is an alarm at the table, put right by the players with the roll and its play
     assert events.count('"type":"dice"') >= 1
-    assert result.tally.false_alarms == events.count('"type":"dice"')
+    assert result.tally.false_alarms == events.count('"type":"dice"') == len(result.tally.alarms)
+    assert all("Illegal" in what for _, what in result.tally.alarms), result.tally.alarms
 
 
 def test_a_roll_wrongly_called_cocked_stands_when_the_players_accept_it(shared_data, tmp_path):
@@ -138,6 +139,7 @@ def test_a_roll_wrongly_called_cocked_stands_when_the_players_accept_it(shared_d
     stood = [line for line in (tmp_path / "replay.journal").read_text().splitlines()
              if '"roll"' in line and '"chosen"' in line]
     assert len(stood) >= 1 and result.tally.false_alarms == len(stood)
+    assert all("Roll again" in what for _, what in result.tally.alarms), result.tally.alarms
 
 
 def test_cube_actions_the_camera_misses_are_chosen_on_menu(shared_data, tmp_path):

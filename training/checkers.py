@@ -12,7 +12,7 @@ far from every bench's.
 
 Usage:
   python -m training.checkers data --out DIR --scenes N [--first N] [--frames 12]
-  python -m training.checkers fit DIR... [--epochs 12] [--held-out 0.06] [--start NET.pt] [--lr 3e-3]
+  python -m training.checkers fit DIR... [--epochs 12] [--held-out 0.06] [--start NET.pt] [--lr 3e-3] [--share 1]
 
 The scenes with the highest seeds are held out (fit the temperatures and score the
 network); drawing more scenes later keeps the earlier held-out ones in training, so a
@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--threads", type=int, default=1)
     f.add_argument("--start", type=Path, help="weights to train further from")
     f.add_argument("--lr", type=float, default=3e-3)
+    f.add_argument("--share", type=float, default=1.0, help="of the regions drawn per epoch (below 1: a shorter run)")
     args = ap.parse_args(argv)
     if args.command == "data":
         import cv2
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         make_data(args.out, args.first, args.scenes, args.frames)
         return 0
     from training.checkers_fit import fit
-    fit(args.folders, args.epochs, args.held_out, args.threads, start=args.start, lr=args.lr)
+    fit(args.folders, args.epochs, args.held_out, args.threads, start=args.start, lr=args.lr, share=args.share)
     return 0
 
 

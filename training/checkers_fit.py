@@ -113,8 +113,9 @@ def evaluate(net: nn.Module, data: Scenes, frames: np.ndarray, batch: int = 512)
 
 
 def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: int = 0,
-        start: Path | None = None, lr: float = 3e-3) -> None:
-    """Train (from ``start``'s weights if given), score on the highest-seed scenes, export."""
+        start: Path | None = None, lr: float = 3e-3, share: float = 1.0) -> None:
+    """Train (from ``start``'s weights if given; each epoch draws ``share`` of the weighted
+    region count), score on the highest-seed scenes, export."""
     torch.set_num_threads(threads)
     data = Scenes(folders)
     scenes = len(data.seeds)
@@ -125,7 +126,7 @@ def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: i
     print(f"{scenes} scenes, {len(data.classes)} frames ({len(train_frames)} to train on, {len(test_frames)} held out)")
     pairs = np.array([(f, r) for f in train_frames for r in range(len(REGIONS))])
     w = _weights(data.classes[pairs[:, 0], pairs[:, 1]], data.covered[pairs[:, 0], pairs[:, 1]])
-    per_epoch = int(w.sum())
+    per_epoch = int(w.sum() * share)
     net = CheckerNet()
     if start is not None:
         net.load_state_dict(torch.load(start))
