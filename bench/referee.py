@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[1] / "tests")]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
@@ -57,7 +57,7 @@ class Timed:
     def __call__(self, frame):
         start = time.perf_counter()
         if self.kind == "truth":
-            from truth_reader import TruthReader
+            from training.truth import TruthReader
             reader = TruthReader()
             reader.truth = frame.truth
             obs = reader.read(frame.image, frame.timestamp)

@@ -1,6 +1,6 @@
 """Real recorded matches replayed at the simulated table: players, referee and recorder end to end.
 
-The referee's eyes here are the renderer's own truth (``truth_reader``), so these
+The referee's eyes here are the renderer's own truth (``training.truth.TruthReader``), so these
 tests measure the procedure, the players and the recorder; vision is measured
 by its own tests and benchmarks, and ``bgref replay`` puts them together.
 """
@@ -20,8 +20,7 @@ import pytest
 from controller.replay import replay
 from engine.records.mat import read_mat
 from engine.records.validate import check_match
-
-from truth_reader import TruthReader
+from training.truth import TruthReader
 
 SHORT = "bglab/match8496707.txt"      # 8 turns, a double and a drop
 RESIGNED = "bglab/match926877.txt"    # one play, then a backgammon resigned

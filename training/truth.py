@@ -1,8 +1,10 @@
-"""The perfect calibration of a rendered frame, from the renderer's ground truth.
+"""Perfect eyes on the simulated table, from the renderer's ground truth.
 
 A ``TruthBoard`` holds the board's proportions, the camera's homography and lens of one
 rendered table, so the dice and cube readers can be trained and measured apart from the
-calibration.
+calibration. A ``TruthReader`` reports what the renderer really drew as an observation:
+the referee's view with perfect eyes, so the referee, the players and the recorder are
+tested and measured end to end apart from how well vision reads.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from hardware.sim.renderer import FrameTruth
 from vision.board_model import BoardModel
 from vision.cube import BoardCube
 from vision.dice import BoardDice
+from vision.observation import CubeRead, DieRead, Observation, Occlusion, PointRead
 
 EMPTY = Position.from_points([0] * 24)
 
@@ -77,3 +80,22 @@ def matched(reads, truths):
         if ti not in hit and ri not in hit.values():
             hit[ti] = ri
     return [(t, reads[hit[ti]] if ti in hit else None) for ti, t in enumerate(truths)]
+
+
+class TruthReader:
+    """``read(frame, t)`` for frames of ``hardware.sim.render_sequence.TableCamera``; give it the truth first."""
+
+    def __init__(self):
+        self.truth = None
+
+    def read(self, image, timestamp):
+        t = self.truth
+        if not t.settled:
+            return Observation(settled=False, board_visible=True, occlusion=Occlusion(hand=t.hand, motion=True),
+                               timestamp=timestamp)
+        points = tuple(PointRead(i, None if n == 0 else ("white" if n > 0 else "black"), abs(n), (abs(n), abs(n)), 1.0)
+                       for i, n in enumerate(t.points, start=1))
+        dice = tuple(DieRead(d.value, d.half, d.flat, d.on_checker, tuple(d.box), 1.0) for d in t.dice)
+        cube = None if t.cube is None else CubeRead(t.cube.face, t.cube.side, 1.0)
+        return Observation(True, True, points, {k: (v, v) for k, v in t.bar.items()},
+                           {k: (v, v) for k, v in t.off.items()}, dice, cube, Occlusion(), timestamp)
