@@ -38,7 +38,7 @@ DIE_SIZE = (0.25, 1.0)  # a die's box side in checker diameters
 DICE = 4                # dice candidates read at most
 DIE_ON_CHECKER = 0.6    # a die read this many radii from a checker's centre is the checker's gloss
 WORK_SIDE = 800         # photos are read at most this many pixels on their longer side
-CANDIDATE = 0.4         # outline support for a disc to be considered at all
+CANDIDATE = 0.35        # outline support for a disc to be considered at all
 STRONG = 0.65           # ... to count as a checker on its own anywhere
 EVEN_SUPPORT = 0.45     # outline support at which a disc is as likely a checker as not ...
 EVEN_SHARE = 0.6        # ... or this share of the clearest checkers' support, if more
@@ -307,37 +307,46 @@ def _row(members: list[int], discs: list[Disc], places, distances, on_die, radiu
     longer one skips unseen checkers at ``SKIP_COST`` each). A row's worth is the sum of
     its discs' evidence (``_evidence``, their colour judged against the row's side) and
     of its steps, less ``START_COST``; the best row is taken when its worth is positive.
-    So a faint outline counts where a row puts a checker, a clear one alone makes a row,
-    and a disc whose colour lies between the sides' takes its row's. A disc where a die
-    was read costs ``DIE_COST``: alone it is the die, in a row of checkers it is one."""
+    A row has no holes: a disc below one seen clearly on its own (positive evidence)
+    counts at worst as even, however faint its outline (dark checkers on a dark point);
+    past the last clear one only the evidence of each disc and its step count, so the
+    faint disc a bare point's base makes beside the row's last checker stays out.
+    So a clear one alone makes a row and a disc whose colour lies between the sides'
+    takes its row's. A disc where a die was read costs ``DIE_COST``: alone it is the
+    die, in a row of checkers it is one."""
     best_row: tuple[float, int, set[int]] = (0.0, 0, set())
     for side in (0, 1):
         order = sorted((j for j in members if distances[j, side] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
         worth = [_evidence(discs[j], distances[j, side], reference) - DIE_COST * on_die[j]
                  - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
-        best: list[float] = []
-        back: list[int | None] = []
-        for b in range(len(order)):
-            value, prev = (worth[b] - START_COST if along[b] <= FIRST_SLOT * radius else -np.inf), None
-            for a in range(b):
+        # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
+        # ``vouched`` when that part holds a clear disc; nxt: the disc after a in it
+        rest: list[dict[bool, float]] = [{} for _ in order]
+        nxt: list[dict[bool, tuple[int, bool] | None]] = [{} for _ in order]
+        for a in reversed(range(len(order))):
+            rest[a][worth[a] > 0], nxt[a][worth[a] > 0] = worth[a], None
+            for b in range(a + 1, len(order)):
                 step = along[b] - along[a]
                 if not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
                     continue
                 skipped = max(0, int(round(step / (2 * radius))) - 1) if step > NEXT_SLOT[1] * radius else 0
                 link = ROW_BONUS if REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius else 0.0
-                v = best[a] + worth[b] + link - SKIP_COST * skipped
-                if v > value:
-                    value, prev = v, a
-            best.append(value)
-            back.append(prev)
-        if best and max(best) > best_row[0]:
-            at: int | None = int(np.argmax(best))
-            row = set()
-            while at is not None:
-                row.add(order[at])
-                at = back[at]
-            best_row = (max(best), side, row)
+                for vouched, value in rest[b].items():
+                    v = (max(worth[a], 0.0) if vouched else worth[a]) + link - SKIP_COST * skipped + value
+                    state = vouched or worth[a] > 0
+                    if v > rest[a].get(state, -np.inf):
+                        rest[a][state], nxt[a][state] = v, (b, vouched)
+        for a in range(len(order)):
+            if along[a] > FIRST_SLOT * radius:
+                continue
+            for vouched, value in rest[a].items():
+                if value - START_COST > best_row[0]:
+                    row, at = set(), (a, vouched)
+                    while at is not None:
+                        row.add(order[at[0]])
+                        at = nxt[at[0]][at[1]]
+                    best_row = (value - START_COST, side, row)
     return best_row[1], best_row[2]
 
 
