@@ -11,7 +11,9 @@ The procedure it follows (``RULES.md``):
 - the opening roll: one die each, each in its owner's right-hand half; equal
   dice are rolled again (turning the cube when automatic doubles are on);
 - a roll counts when both dice lie flat in the roller's right-hand half, on no
-  checker; otherwise both dice are rolled again;
+  checker; otherwise both dice are rolled again, unless the players see that the
+  camera misjudged them and press ACCEPT (the roll, or the opening roll with one die
+  in each half, stands as read);
 - the turn ends when the player picks up the dice; the position then on the
   board is judged against every position the roll allows; a roll made by the
   opponent before that is void;
@@ -189,7 +191,8 @@ class Referee:
         self.clock_rules = clock
         self.need_clear: set[str] = set(HALVES)
         self.roll_fault: str | None = None
-        self.faulty_roll: tuple[int, int] | None = None  # the dice of a roll called faulty, should it stand
+        # the dice of a roll called faulty, should it stand (of the opening roll: White's, Black's)
+        self.faulty_roll: tuple[int, int] | None = None
         self.illegal: IllegalPlayError | None = None
         self.illegal_position: Position | None = None
         self.choices: list[LegalPlay] = []  # the legal plays MENU offers when the camera cannot settle the play
@@ -351,7 +354,7 @@ class Referee:
     def _opening(self, obs, dice, d: Decision) -> None:
         fresh = [die for die in dice if die.half not in self.need_clear]
         if not dice:
-            self.roll_fault = None
+            self.roll_fault = self.faulty_roll = None
             return
         if self.need_clear or len(fresh) < 2 or not self._dice_steady():
             return
@@ -360,16 +363,22 @@ class Referee:
             self.need_clear = set(HALVES)
             return
         fault = self._roll_fault(dice, HALVES)
-        halves = {die.half for die in dice}
-        if fault is None and halves != set(HALVES):
+        values = {die.half: die.value for die in dice}
+        if fault is None and set(values) != set(HALVES):
             fault = "each player's die must land in their own right-hand half"
         if fault:
             self._signal_roll_again(fault, d)
             self.need_clear = set(HALVES)
+            # one die in each half: should the players see them lie flat, ACCEPT lets them stand
+            self.faulty_roll = (values["white"], values["black"]) if set(values) == set(HALVES) else None
             return
-        values = {die.half: die.value for die in dice}
-        self._accept({"type": "opening", "white": values["white"], "black": values["black"]}, d)
-        self.roll_fault = None
+        self._take_opening(values["white"], values["black"], d)
+
+    def _take_opening(self, white: int, black: int, d: Decision, chosen: bool = False) -> None:
+        """The opening roll, White's die and Black's: the higher starts, equal dice are rolled again."""
+        self._accept({"type": "opening", "white": white, "black": black, **({"chosen": True} if chosen else {})}, d)
+        self.roll_fault = self.faulty_roll = None
+        self.need_clear = set()
         game = self.game
         if game.phase is Phase.OPENING:
             self.need_clear = set(HALVES)
@@ -626,6 +635,8 @@ class Referee:
                 self._accept_illegal(d)
             elif self.faulty_roll is not None and self.game is not None and self.game.phase is Phase.ROLL:
                 self._let_the_roll_stand(d)
+            elif self.faulty_roll is not None and self.game is not None and self.game.phase is Phase.OPENING:
+                self._take_opening(*self.faulty_roll, d, chosen=True)
             elif self.game is not None and self.game.phase is Phase.RESIGNING:
                 self._apply_action({"type": "resign_accept",
                                     "side": side_name(self.game.resignation[0].opponent)}, d)

@@ -405,3 +405,22 @@ def test_a_checker_missing_from_the_read_is_never_judged_illegal():
         assert not d.events and not any(isinstance(s, Beep) and s.kind == "illegal" for s in d.signals)
     assert any("clear the view" in " ".join(s.lines) for s in d.signals if isinstance(s, Display)) or \
         table.referee.asked_to_pick
+
+
+def test_accept_lets_an_opening_roll_called_faulty_stand():
+    table = Table()
+    table.look(START)
+    d = table.look(START, [Die(5, "white", flat=False), Die(2, "black")])
+    assert any("Roll again: a die is cocked" in t for t in texts(d)) and table.game.phase is Phase.OPENING
+    d = table.press("accept")  # the players see the die lies flat
+    assert types(d) == ["opening"] and d.events[0]["chosen"]
+    assert table.game.turn == WHITE and table.game.dice == (5, 2) and table.game.phase is Phase.MOVE
+    after = apply_play(START, WHITE, (5, 2), "13/8 13/11")
+    assert types(table.look(after)) == ["play"]
+
+
+def test_accept_cannot_let_opening_dice_in_one_half_stand():
+    table = Table()
+    table.look(START)
+    table.look(START, [Die(4, "white"), Die(2, "white")])
+    assert types(table.press("accept")) == [] and table.game.phase is Phase.OPENING

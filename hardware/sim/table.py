@@ -213,8 +213,10 @@ class SimPlayers:
                 self.tally.turns += 1
                 if opening:
                     white_die, black_die = opening_dice(turn.side, turn.dice)
+                    shown = self._shown
                     yield from self._throw("white", [white_die])
                     yield from self._throw("black", [black_die])
+                    yield from self._let_a_false_roll_again_stand(shown, "rolled")
                     halves = ("white", "black")
                     opening = False
                 else:
@@ -260,12 +262,17 @@ class SimPlayers:
             self._expect_roll_again = False
         shown = self._shown
         yield from self._throw(side, dice)
+        yield from self._let_a_false_roll_again_stand(shown, f"{side.capitalize()} rolled")
 
+    def _let_a_false_roll_again_stand(self, shown: int, taken: str) -> Iterator[Frame | ButtonPress]:
+        """Wait for the referee's word on dice thrown fairly (``taken``: what the display says
+        when it takes them); a "roll again" for them is a false alarm, and the players let
+        the roll stand (ACCEPT)."""
         def told() -> bool:
-            return self._shown > shown and self.says(f"{side.capitalize()} rolled", "Roll again")
+            return self._shown > shown and self.says(taken, "Roll again")
         yield from self._wait_for(told)
         if told() and self.says("Roll again"):
-            yield from self._press("accept")  # a false alarm: the players let the roll stand
+            yield from self._press("accept")
 
     def _count(self, caught: bool) -> None:
         if caught:
