@@ -50,6 +50,8 @@ PHOTOS = ROOT.parent / "shared" / "data" / "photos" / "dice"
 FIRST_SEED = 20_000_000
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 NEAR, FAR = 0.5, 0.75           # a patch this near a die's middle (die sides) shows it; this far, none
+PHOTO_NEAR, PHOTO_FAR = 0.35, 0.6   # ... in a photo, where dice touch: a patch between two shows neither, so the
+                                    # surest of a die's patches is the one on its middle
 NO_REST = -1                    # rest label of a patch with no die
 RAIL = 0.25                     # share of the cocked dice that lean on the rail
 
@@ -215,7 +217,10 @@ def photo_labels(name: str, width: int, height: int) -> list[tuple[int, float, f
 
 
 def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list]:
-    """Patches, face labels and rest labels (flat: dice in a tray) of one labelled photo."""
+    """Patches, face labels and rest labels (flat: dice in a tray) of one labelled photo.
+
+    A patch around a labelled die shows it at the side the reader would give it: that of
+    the candidate on it (a lone die's blob), else the photo's typical die side."""
     image = cv2.imread(str(PHOTOS / "images" / name))
     labels = photo_labels(name, image.shape[1], image.shape[0])
     candidates, die_size = photo_candidates(image)
@@ -227,26 +232,27 @@ def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list
     def label(c, angle=0.0):
         d = [np.hypot(c[0] - x, c[1] - y) / s for _, x, y, s in labels]
         i = int(np.argmin(d))
-        if d[i] < NEAR:
+        if d[i] < PHOTO_NEAR:
             faces.append(labels[i][0])
             rests.append(0)
-        elif d[i] > FAR:
+        elif d[i] > PHOTO_FAR:
             faces.append(0)
             rests.append(NO_REST)
         else:
             return
-        patches.append(read_patch(small, photo_patch_transform(c, scale, angle, zoom=1.0)))
+        patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
 
     for c in candidates:
         label(c, float(rng.uniform(0, 360)) if rng.random() < 0.5 else 0.0)
     for _, x, y, s in labels:
-        side = 0.85 * s                     # a box round a die turned a little is wider than the die
+        on = [c for c in candidates if np.hypot(c[0] - x, c[1] - y) < PHOTO_NEAR * s]
+        side = min(on, key=lambda c: np.hypot(c[0] - x, c[1] - y))[2] if on else die_size
         for _ in range(3):
-            r, t = 0.35 * side * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
-            label((x + r * np.cos(t), y + r * np.sin(t), side * float(rng.uniform(0.85, 1.18)), True),
+            r, t = 0.3 * s * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
+            label((x + r * np.cos(t), y + r * np.sin(t), side * float(rng.uniform(0.9, 1.1)), True),
                   float(rng.uniform(0, 360)))
         t = rng.uniform(0, 2 * np.pi)
-        r = rng.uniform(1.0, 1.5) * side
+        r = rng.uniform(PHOTO_FAR, 1.5) * s
         label((x + r * np.cos(t), y + r * np.sin(t), die_size, True))
     h, w = image.shape[:2]
     for _ in range(4):

@@ -32,9 +32,7 @@ from vision.observation import DieRead
 
 PATCH = 40              # side of the patch a network reads, pixels
 DIE_PX = 14.0           # a die's side in the board network's patch (room for the checker it may lie on)
-PHOTO_DIE_PX = 24.0     # ... in the photo network's patch
-PHOTO_ZOOM = 1 / 0.9    # a photo's candidate is read a little larger than its blob (the photos' network
-                        # learned dice mostly from their labelled boxes, wider than the dice)
+PHOTO_DIE_PX = 30.0     # ... in the photo network's patch (about the photos' own scale: their pips are small)
 PHOTO_VIEWS = 8         # a photo's patch is read turned and mirrored every way (a photo is no video frame)
 RESTS = ("flat", "cocked", "on_checker")     # the network's rest classes, in order
 IS_DIE = 0.5            # the least probability of a die in a patch's middle for it to be read
@@ -156,6 +154,8 @@ def patch_transform(centre, die_side: float, angle_deg: float = 0.0, die_px: flo
 
 # -------------------------------------------------------------------- dice in a photo
 LEANS = 1.3             # a lone die's blob this much longer one way than the other leans
+LATTICE = 0.4           # candidates over a cluster of dice lie this far apart (die sides): one within 0.3 of
+                        # every die's middle
 
 Candidate = tuple[float, float, float, bool]      # centre x, centre y, die side (pixels), flat
 
@@ -258,12 +258,11 @@ def photo_scaled(image: np.ndarray, die_size: float) -> tuple[np.ndarray, float]
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA), scale
 
 
-def photo_patch_transform(candidate: Candidate, scale: float, angle_deg: float = 0.0,
-                          zoom: float = PHOTO_ZOOM) -> np.ndarray:
-    """Patch pixels to pixels of the photo scaled by ``scale`` for a candidate, shown
-    ``zoom`` times larger than its side says."""
+def photo_patch_transform(candidate: Candidate, scale: float, angle_deg: float = 0.0) -> np.ndarray:
+    """Patch pixels to pixels of the photo scaled by ``scale`` for a candidate, its side
+    ``PHOTO_DIE_PX`` wide."""
     cx, cy, side, _ = candidate
-    return patch_transform(((cx + 0.5) * scale - 0.5, (cy + 0.5) * scale - 0.5), side * scale / zoom, angle_deg,
+    return patch_transform(((cx + 0.5) * scale - 0.5, (cy + 0.5) * scale - 0.5), side * scale, angle_deg,
                            PHOTO_DIE_PX)
 
 
@@ -286,7 +285,7 @@ def _estimate_die_size(contours) -> float | None:
 
 def _split(mask: np.ndarray, contour, die_size: float) -> list[Candidate]:
     """Candidates of the dice in one blob: the blob itself when it is one die's size,
-    else die-sized candidates on a lattice half a die apart over the parts of the blob
+    else die-sized candidates on a lattice ``LATTICE`` apart over the parts of the blob
     a die's core fits in (dice touching along a side leave no core of their own)."""
     (cx, cy), (w, h), _ = cv2.minAreaRect(contour)
     area = cv2.contourArea(contour)
@@ -299,7 +298,7 @@ def _split(mask: np.ndarray, contour, die_size: float) -> list[Candidate]:
     dist = cv2.distanceTransform(sub, cv2.DIST_L2, 5)
     k = int(0.5 * die_size) | 1
     peaks = (dist >= cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))) & (dist > 0.25 * die_size)
-    step = max(int(round(0.5 * die_size)), 1)
+    step = max(int(round(LATTICE * die_size)), 1)
     lattice = np.zeros_like(peaks)
     lattice[::step, ::step] = dist[::step, ::step] > 0.3 * die_size
     ys, xs = np.nonzero(lattice)
