@@ -14,8 +14,9 @@ clusters of touching dice read all over, and dice as light as the background fou
 their pips. On a board, candidates are what the calibration's empty board lacks:
 die-sized remains after an opening removes the checkers, spots inside checkers of
 neither the board's nor a checker's colour, and crowds of new pip-like spots; each is
-read on a patch warped from the full-resolution frame through the calibration, and its
-half is whose right hand it lies at.
+read on a patch warped from the full-resolution frame through the calibration and
+turned so that the camera is up in it (where a flat die shows its sides), and its half is
+whose right hand it lies at.
 """
 
 from __future__ import annotations
@@ -360,6 +361,49 @@ def is_mirrored(to_frame: ToFrame, model: BoardModel) -> bool:
     return bool(np.linalg.det(np.array([bx - a, by - a])) < 0)
 
 
+def camera_nadir(to_frame: ToFrame, model: BoardModel, frame_size: tuple[int, int]) -> tuple[float, float]:
+    """The canonical point under the camera's lens, from the mapping alone: a pinhole
+    camera aimed at the case's middle, with square pixels and the barrel distortion of
+    ``vision.calibration``'s lens (about the middle of a ``frame_size`` frame, w x h); its
+    strength is the one that makes the mapping of the case a homography ``H``. The
+    camera's focal length and the vertical's vanishing point follow from ``H`` (its first
+    two columns are two orthogonal directions of equal length seen through the lens);
+    a camera looking straight down has its nadir under the case's middle."""
+    w, h = model.size
+    grid = np.array([(x, y) for x in np.linspace(0, w, 7) for y in np.linspace(0, h, 7)], np.float64)
+    seen = np.asarray(to_frame(grid), np.float64).reshape(-1, 2)
+    c = (np.asarray(frame_size, np.float64) - 1) / 2
+    r2 = ((seen - c) ** 2).sum(axis=1, keepdims=True) / (np.hypot(*frame_size) / 2) ** 2
+
+    def fit(k: float) -> tuple[float, np.ndarray]:
+        ideal = c + (seen - c) * (1 + k * r2)
+        hom, _ = cv2.findHomography(grid, ideal, 0)
+        back = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), hom).reshape(-1, 2)
+        return float(((back - ideal) ** 2).sum()), hom
+
+    ks = np.linspace(-0.1, 0.4, 11)
+    errors = [fit(k)[0] for k in ks]
+    i = int(np.clip(np.argmin(errors), 1, len(ks) - 2))
+    a, b, e = errors[i - 1:i + 2]                   # the parabola through the least error and its neighbours
+    bend = a - 2 * b + e
+    step = float(np.clip(0.5 * (a - e) / bend, -1, 1)) if bend > 0 else 0.0
+    _, hom = fit(ks[i] + step * (ks[1] - ks[0]))
+    middle = hom @ np.array([w / 2, h / 2, 1.0])
+    centred = np.array([[1, 0, -middle[0] / middle[2]], [0, 1, -middle[1] / middle[2]], [0, 0, 1]]) @ hom
+    h1, h2 = centred[:, 0], centred[:, 1]
+    # 1/f^2 from h1.h2 = 0 and |h1| = |h2| once the focal length is divided out
+    a, b = h1[0] * h2[0] + h1[1] * h2[1], h1[2] * h2[2]
+    e, d = h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2, h1[2] ** 2 - h2[2] ** 2
+    inverse_f2 = -(a * b + e * d) / (a * a + e * e) if a * a + e * e > 0 else 0.0
+    if inverse_f2 <= 0:
+        return w / 2, h / 2
+    n = np.cross(h1, h2)
+    below = np.linalg.solve(centred, np.array([n[0], n[1], n[2] * inverse_f2]))
+    if abs(below[2]) < 1e-12:
+        return w / 2, h / 2
+    return float(below[0] / below[2]), float(below[1] / below[2])
+
+
 class BoardDice:
     """Finds and reads the dice on a calibrated board.
 
@@ -385,6 +429,7 @@ class BoardDice:
         self.die_side = DIE_SIDE * TOP_FACE * model.ppd      # canonical pixels
         self._square = np.ones((int(DIE_SIDE * model.ppd) | 1,) * 2, np.uint8)     # a die's footprint
         self._mirrored = is_mirrored(to_frame, model)     # then the players' right hands swap
+        self._nadir: dict[tuple[int, int], tuple[float, float]] = {}     # per frame size
         self._net: DiceNet | None = None
 
     def read(self, frame: np.ndarray, canonical: np.ndarray,
@@ -402,7 +447,8 @@ class BoardDice:
                       if cube is None or max(abs(c[0] - cube[0]), abs(c[1] - cube[1])) >= clear]
         if self._net is None:
             self._net = DiceNet()
-        patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX)
+        patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX,
+                                self.upright(candidates, (frame.shape[1], frame.shape[0])))
         out: list[tuple[DieRead, tuple[float, float]]] = []
         for seen in self._net.dice(patches, candidates, SAME_DIE * self.die_side):
             flat, cocked, on_checker = seen.rests
@@ -411,6 +457,16 @@ class BoardDice:
             out.append((DieRead(seen.value, self._half(cx, cy), rest == "flat", rest == "on_checker",
                                 self._box(cx, cy), seen.confidence * seen.rests[RESTS.index(rest)]), (cx, cy)))
         return out
+
+    def upright(self, centres, frame_size: tuple[int, int]) -> list[float]:
+        """The turn (degrees) of the patch around each canonical centre that puts the camera
+        up in it: a flat die then shows the sides that face the lens above its top face
+        only (its top is seen pushed away from the lens), while a cocked one shows them
+        whichever way it leans."""
+        if frame_size not in self._nadir:
+            self._nadir[frame_size] = camera_nadir(self.to_frame, self.model, frame_size)
+        nx, ny = self._nadir[frame_size]
+        return [float(np.degrees(np.arctan2(nx - x, y - ny))) for x, y in centres]
 
     def candidates(self, canonical: np.ndarray) -> list[tuple[float, float]]:
         """Canonical points where a die may lie.
