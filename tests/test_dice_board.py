@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from engine.position import Position
+from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import Conditions, Cube, Die, board_renderer, render
 from hardware.sim.scene import board_geometry
 from training.truth import EMPTY, TruthBoard, matched
@@ -214,3 +215,19 @@ def test_the_camera_nadir_is_found_from_the_calibration_alone(seed):
     seen = board.to_frame(np.array([nadir]))[0]
     true = camera.to_image(np.array([camera.lift.nadir]))[0]
     assert conditions.pose.tilt > 3 and np.hypot(*(seen - true)) < 4
+
+
+def test_white_dice_showing_one_on_a_light_field_among_checkers():
+    """White dice on a tournament board's light field show little but their pips, a one a
+    single pip, while the checkers' grain crowds many weak new spots: in twelve scenes of
+    random play, 22 of the 24 ones are found and read (15 when a lone pip's crowd could
+    be crowded out by the grain's)."""
+    read = 0
+    for seed in range(1, 13):
+        rng = np.random.default_rng(seed)
+        conditions = Conditions.random(rng, 1.0)
+        position = random_position(rng, int(rng.integers(20, 60)))
+        frame, truth, board = scene(position, dice=(Die(1, "white"), Die(1, "black")), cube=None, seed=seed,
+                                    style="tournament", conditions=conditions)
+        read += sum(r is not None and r.value == 1 for _, r in matched(read_dice(frame, board), truth.dice))
+    assert read >= 22

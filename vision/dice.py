@@ -321,7 +321,8 @@ def _net() -> DiceNet:
 CHANGE = 22.0           # Lab distance from the empty board that means something lies there
 SHADE = 0.4             # weight of darkening in that distance (shadows only darken)
 SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
-CROWDS = 10             # at most this many crowds of spots are candidates
+CROWDS = 24             # at most this many crowds of spots are candidates (checkers' grain crowds more weak spots
+                        # than a die has pips; candidates are then ranked by their strongest spot)
 FAINT = 0.15            # a candidate whose strongest pip-like spot is under this share of the strongest is not read
 CANDIDATES = 12         # at most this many candidates are read, those with the strongest pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
@@ -510,11 +511,15 @@ class BoardDice:
         return ranked
 
     def _crowded(self, spots: np.ndarray) -> list[tuple[float, float]]:
-        """Where new pip-like spots crowd into a die-sized square, the strongest crowds first."""
+        """Where new pip-like spots crowd into a die-sized square, the strongest crowds first,
+        each at its spots' middle: the squares holding the same spots tie, and the tie goes
+        to the square nearest their middle (else a lone die's crowd was a square of ties,
+        all but a few of them dropped among the strongest crowds' ties, and the die missed)."""
         peaks = cv2.threshold(spots, SPOT, 0, cv2.THRESH_TOZERO)[1]
         peaks *= spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8))
         k = self._square.shape[0]
         crowd = cv2.boxFilter(peaks, -1, (k, k), normalize=False)
+        crowd += 1e-3 * cv2.GaussianBlur(peaks, (0, 0), k / 4)
         top = cv2.dilate(crowd, self._square)
         return _apart(crowd, (crowd >= top) & (crowd > 0), 0.8 * k, CROWDS)
 
