@@ -209,6 +209,12 @@ def photo_names(split: str) -> list[str]:
         return [r["filename"] for r in csv.DictReader(fh) if r["split"] == split]
 
 
+def held_out_photos() -> list[str]:
+    """The train split's photos the photos' network is not trained on (every fifth): they
+    fit its temperature, and are what its reader is tuned on (never the test split)."""
+    return photo_names("train")[::5]
+
+
 def photo_labels(name: str, width: int, height: int) -> list[tuple[int, float, float, float]]:
     """Labelled dice of a photo as (value, centre x, centre y, box side) in pixels."""
     out = []
@@ -358,9 +364,8 @@ def make_data(net: str, tables: int, frames: int, held_out_tables: int, drawn: i
 
     t0 = time.time()
     if net == "photo":
-        names = photo_names("train")
-        held_photos = set(names[::5])
-        for name in names:
+        held_photos = set(held_out_photos())
+        for name in photo_names("train"):
             put(*photo_patches(name, rng), name in held_photos)
         put(*drawn_patches(drawn, PHOTO_DIE_PX, rng), False)
         log(f"photos and drawn dice: {len(parts['x'])} patches ({time.time() - t0:.0f} s)")
