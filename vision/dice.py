@@ -27,6 +27,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from vision.board_fit import Lens
 from vision.board_model import BoardModel
 from vision.nets import Network
 from vision.observation import DieRead
@@ -364,20 +365,18 @@ def is_mirrored(to_frame: ToFrame, model: BoardModel) -> bool:
 
 def camera_nadir(to_frame: ToFrame, model: BoardModel, frame_size: tuple[int, int]) -> tuple[float, float]:
     """The canonical point under the camera's lens, from the mapping alone: a pinhole
-    camera aimed at the case's middle, with square pixels and the barrel distortion of
-    ``vision.calibration``'s lens (about the middle of a ``frame_size`` frame, w x h); its
-    strength is the one that makes the mapping of the case a homography ``H``. The
+    camera aimed at the case's middle, with square pixels and a calibration's lens
+    (``vision.board_fit.Lens`` of a ``frame_size`` frame, w x h) whose distortion is the
+    one that makes the mapping of the case a homography ``H``. The
     camera's focal length and the vertical's vanishing point follow from ``H`` (its first
     two columns are two orthogonal directions of equal length seen through the lens);
     a camera looking straight down has its nadir under the case's middle."""
     w, h = model.size
     grid = np.array([(x, y) for x in np.linspace(0, w, 7) for y in np.linspace(0, h, 7)], np.float64)
     seen = np.asarray(to_frame(grid), np.float64).reshape(-1, 2)
-    c = (np.asarray(frame_size, np.float64) - 1) / 2
-    r2 = ((seen - c) ** 2).sum(axis=1, keepdims=True) / (np.hypot(*frame_size) / 2) ** 2
 
     def fit(k: float) -> tuple[float, np.ndarray]:
-        ideal = c + (seen - c) * (1 + k * r2)
+        ideal = Lens(float(k), frame_size).undistort(seen)
         hom, _ = cv2.findHomography(grid, ideal, 0)
         back = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), hom).reshape(-1, 2)
         return float(((back - ideal) ** 2).sum()), hom
