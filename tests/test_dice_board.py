@@ -204,13 +204,16 @@ def test_the_cube_among_many_checkers_on_the_bar(style):
     assert cube is not None and (cube.value, cube.side) == (64, "centre")
 
 
-@pytest.mark.parametrize("seed", [21000402, 21000406, 21000407, 21000410])
-def test_the_camera_nadir_is_found_from_the_calibration_alone(seed):
+@pytest.mark.parametrize("seed, home", [(21000402, "bottom-right"), (21000406, "bottom-left"),
+                                        (21000407, "top-right"), (21000410, "top-left")])
+def test_the_camera_nadir_is_found_from_the_calibration_alone(seed, home):
     """A tilted camera's nadir (the board point under its lens, where a flat die shows no
-    side) follows from the mapping of the board into the frame and the frame's size."""
+    side) follows from the mapping of the board into the frame and the frame's size,
+    whichever way round the board lies (the canonical view of a board whose home is on
+    the left is the mirror image of the frame's)."""
     conditions = Conditions.random(np.random.default_rng(seed), 1.0)
-    frame, truth, board = scene(Position.initial(), seed=seed, style="blue", conditions=conditions)
-    camera, _ = board_renderer("blue", (1280, 720), "bottom-right", conditions.board).camera(conditions.pose)
+    frame, truth, board = scene(Position.initial(), seed=seed, style="blue", conditions=conditions, home=home)
+    camera, _ = board_renderer("blue", (1280, 720), home, conditions.board).camera(conditions.pose)
     nadir = camera_nadir(board.to_frame, board.model, (frame.shape[1], frame.shape[0]))
     seen = board.to_frame(np.array([nadir]))[0]
     true = camera.to_image(np.array([camera.lift.nadir]))[0]
