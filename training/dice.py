@@ -4,7 +4,9 @@ Usage: python -m training.dice --net board|photo [--tables 900] [--frames-per-ta
 
 Patches are cut exactly as the readers cut them (``vision.dice``): around the candidates
 the readers find and around every die (shifted, turned and scaled a little), labelled
-with the die nearest the patch's middle or as no die when none is near.
+with the die nearest the patch's middle or as no die when none is near. A board's patch
+is turned as its reader turns it, with the camera up (``BoardDice.upright``), give or take
+``TURN`` degrees.
 
 - The board's network reads rendered boards: tables (a style, home corner, camera, light,
   sensor and board build drawn from the seed, seeds from ``FIRST_SEED`` on; the bench's
@@ -19,9 +21,9 @@ with the die nearest the patch's middle or as no die when none is near.
   only, and looks at the patch whole (the photos' pips are small and blurred).
 
 The held-out data fit the temperatures and score the network (the card keeps the
-scores). Training varies the patches further (quarter turns and mirrors, which keep every
-face; the colour channels swapped, which makes dice of other colours; light, contrast,
-blur and noise).
+scores). Training varies the patches further (mirror images, and for the photos quarter
+turns, which keep every face; the colour channels swapped, which makes dice of other
+colours; light, contrast, blur and noise).
 """
 
 from __future__ import annotations
@@ -50,8 +52,11 @@ PHOTOS = ROOT.parent / "shared" / "data" / "photos" / "dice"
 FIRST_SEED = 20_000_000
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 NEAR, FAR = 0.5, 0.75           # a patch this near a die's middle (die sides) shows it; this far, none
+PHOTO_NEAR, PHOTO_FAR = 0.35, 0.6   # ... in a photo, where dice touch: a patch between two shows neither, so the
+                                    # surest of a die's patches is the one on its middle
 NO_REST = -1                    # rest label of a patch with no die
-RAIL = 0.25                     # share of the cocked dice that lean on the rail
+RAIL = 0.35                     # share of the cocked dice that lean on the rail
+TURN = 6.0                      # spread (degrees) of a board patch's turn about the reader's (camera up)
 
 
 # ------------------------------------------------------------------------ rendered boards
@@ -163,19 +168,19 @@ def table_patches(seed: int, frames: int, rng: np.random.Generator) -> tuple[lis
             i = int(np.argmin(d))
             return d[i], labels[i]
 
-        def label(p, angle=0.0, scale=1.0):
+        def label(p, scale=1.0):
             d, lab = nearest(p)
             if d < NEAR or d > FAR:
+                angle = reader.upright([p], (frame.shape[1], frame.shape[0]))[0] + float(rng.normal(0, TURN))
                 patch = frame_patches(frame, reader.to_frame, [p], reader.die_side, DIE_PX, [angle], [scale])[0]
                 add(patch, *(lab if d < NEAR else (0, NO_REST)))
 
         for p in reader.candidates(view):
-            label(p, float(rng.uniform(0, 360)) if rng.random() < 0.5 else 0.0)
+            label(p)
         for c in centres:
             for _ in range(3):
                 r, t = 0.4 * side * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
-                label((c[0] + r * np.cos(t), c[1] + r * np.sin(t)), float(rng.uniform(0, 360)),
-                      float(rng.uniform(0.88, 1.14)))
+                label((c[0] + r * np.cos(t), c[1] + r * np.sin(t)), float(rng.uniform(0.88, 1.14)))
             t = rng.uniform(0, 2 * np.pi)        # beside the die: no die in the middle
             r = rng.uniform(1.0, 1.6) * side
             label((c[0] + r * np.cos(t), c[1] + r * np.sin(t)))
@@ -204,6 +209,12 @@ def photo_names(split: str) -> list[str]:
         return [r["filename"] for r in csv.DictReader(fh) if r["split"] == split]
 
 
+def held_out_photos() -> list[str]:
+    """The train split's photos the photos' network is not trained on (every fifth): they
+    fit its temperature, and are what its reader is tuned on (never the test split)."""
+    return photo_names("train")[::5]
+
+
 def photo_labels(name: str, width: int, height: int) -> list[tuple[int, float, float, float]]:
     """Labelled dice of a photo as (value, centre x, centre y, box side) in pixels."""
     out = []
@@ -215,7 +226,10 @@ def photo_labels(name: str, width: int, height: int) -> list[tuple[int, float, f
 
 
 def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list]:
-    """Patches, face labels and rest labels (flat: dice in a tray) of one labelled photo."""
+    """Patches, face labels and rest labels (flat: dice in a tray) of one labelled photo.
+
+    A patch around a labelled die shows it at the side the reader would give it: that of
+    the candidate on it (a lone die's blob), else the photo's typical die side."""
     image = cv2.imread(str(PHOTOS / "images" / name))
     labels = photo_labels(name, image.shape[1], image.shape[0])
     candidates, die_size = photo_candidates(image)
@@ -227,26 +241,27 @@ def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list
     def label(c, angle=0.0):
         d = [np.hypot(c[0] - x, c[1] - y) / s for _, x, y, s in labels]
         i = int(np.argmin(d))
-        if d[i] < NEAR:
+        if d[i] < PHOTO_NEAR:
             faces.append(labels[i][0])
             rests.append(0)
-        elif d[i] > FAR:
+        elif d[i] > PHOTO_FAR:
             faces.append(0)
             rests.append(NO_REST)
         else:
             return
-        patches.append(read_patch(small, photo_patch_transform(c, scale, angle, zoom=1.0)))
+        patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
 
     for c in candidates:
         label(c, float(rng.uniform(0, 360)) if rng.random() < 0.5 else 0.0)
     for _, x, y, s in labels:
-        side = 0.85 * s                     # a box round a die turned a little is wider than the die
+        on = [c for c in candidates if np.hypot(c[0] - x, c[1] - y) < PHOTO_NEAR * s]
+        side = min(on, key=lambda c: np.hypot(c[0] - x, c[1] - y))[2] if on else die_size
         for _ in range(3):
-            r, t = 0.35 * side * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
-            label((x + r * np.cos(t), y + r * np.sin(t), side * float(rng.uniform(0.85, 1.18)), True),
+            r, t = 0.3 * s * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
+            label((x + r * np.cos(t), y + r * np.sin(t), side * float(rng.uniform(0.9, 1.1)), True),
                   float(rng.uniform(0, 360)))
         t = rng.uniform(0, 2 * np.pi)
-        r = rng.uniform(1.0, 1.5) * side
+        r = rng.uniform(PHOTO_FAR, 1.5) * s
         label((x + r * np.cos(t), y + r * np.sin(t), die_size, True))
     h, w = image.shape[:2]
     for _ in range(4):
@@ -349,9 +364,8 @@ def make_data(net: str, tables: int, frames: int, held_out_tables: int, drawn: i
 
     t0 = time.time()
     if net == "photo":
-        names = photo_names("train")
-        held_photos = set(names[::5])
-        for name in names:
+        held_photos = set(held_out_photos())
+        for name in photo_names("train"):
             put(*photo_patches(name, rng), name in held_photos)
         put(*drawn_patches(drawn, PHOTO_DIE_PX, rng), False)
         log(f"photos and drawn dice: {len(parts['x'])} patches ({time.time() - t0:.0f} s)")
@@ -364,12 +378,14 @@ def make_data(net: str, tables: int, frames: int, held_out_tables: int, drawn: i
             "rest": np.array(parts["rest"], np.int64), "held": np.array(parts["held"], bool)}
 
 
-def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A batch of uint8 patches varied: quarter turns and mirrors, colour channels swapped,
-    light and contrast, blur and noise."""
+def augment(x: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.ndarray:
+    """A batch of uint8 patches varied: mirrored left to right and, with ``turns``, turned
+    by quarter turns (a board patch is not: the camera is up in it), colour channels
+    swapped, light and contrast, blur and noise."""
     out = np.empty_like(x)
     for i, p in enumerate(x):
-        p = np.rot90(p, int(rng.integers(4)))
+        if turns:
+            p = np.rot90(p, int(rng.integers(4)))
         if rng.random() < 0.5:
             p = p[:, ::-1]
         if rng.random() < 0.4:
@@ -494,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     rest_loss = nn.CrossEntropyLoss(ignore_index=NO_REST)
 
     def step(idx):
-        z = model(torch.from_numpy(net_input(list(augment(xs[idx], rng)))))
+        z = model(torch.from_numpy(net_input(list(augment(xs[idx], rng, turns=not board)))))
         return face_loss(z[0], face[idx]) + (rest_loss(z[1], rest[idx]) if board else 0)
 
     train(model, step, len(xs), args.epochs, batch=128, lr=3e-3, seed=args.seed)
@@ -509,8 +525,9 @@ def main(argv: list[str] | None = None) -> int:
                      f"{args.frames_per_table} frames each; held out: the next {args.held_out_tables}" if board else
                      "train split of shared/data/photos/dice, held out: every fifth photo of it; "
                      f"and {args.drawn} dice drawn from scratch (training.dice.drawn_patches)"),
-            "input": f"BGR patch {PATCH}x{PATCH}, a die {DIE_PX if board else PHOTO_DIE_PX:g} px wide in its middle "
-                     "(vision.dice.net_input)",
+            "input": f"BGR patch {PATCH}x{PATCH}, a die {DIE_PX if board else PHOTO_DIE_PX:g} px wide in its middle"
+                     + (", turned with the camera up (vision.dice.BoardDice.upright)" if board else "")
+                     + " (vision.dice.net_input)",
             "faces": "0 no die, 1..6", "epochs": args.epochs, "seed": args.seed,
             "patches": {"training": int(fit.sum()), "held out": int(held.sum())},
             "held out": scores(p[0], p[1] if board else None, data["face"][held], data["rest"][held])}

@@ -14,8 +14,9 @@ clusters of touching dice read all over, and dice as light as the background fou
 their pips. On a board, candidates are what the calibration's empty board lacks:
 die-sized remains after an opening removes the checkers, spots inside checkers of
 neither the board's nor a checker's colour, and crowds of new pip-like spots; each is
-read on a patch warped from the full-resolution frame through the calibration, and its
-half is whose right hand it lies at.
+read on a patch warped from the full-resolution frame through the calibration and
+turned so that the camera is up in it (where a flat die shows its sides), and its half is
+whose right hand it lies at.
 """
 
 from __future__ import annotations
@@ -26,15 +27,14 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from vision.board_fit import Lens
 from vision.board_model import BoardModel
 from vision.nets import Network
 from vision.observation import DieRead
 
 PATCH = 40              # side of the patch a network reads, pixels
 DIE_PX = 14.0           # a die's side in the board network's patch (room for the checker it may lie on)
-PHOTO_DIE_PX = 24.0     # ... in the photo network's patch
-PHOTO_ZOOM = 1 / 0.9    # a photo's candidate is read a little larger than its blob (the photos' network
-                        # learned dice mostly from their labelled boxes, wider than the dice)
+PHOTO_DIE_PX = 30.0     # ... in the photo network's patch (about the photos' own scale: their pips are small)
 PHOTO_VIEWS = 8         # a photo's patch is read turned and mirrored every way (a photo is no video frame)
 RESTS = ("flat", "cocked", "on_checker")     # the network's rest classes, in order
 IS_DIE = 0.5            # the least probability of a die in a patch's middle for it to be read
@@ -156,6 +156,8 @@ def patch_transform(centre, die_side: float, angle_deg: float = 0.0, die_px: flo
 
 # -------------------------------------------------------------------- dice in a photo
 LEANS = 1.3             # a lone die's blob this much longer one way than the other leans
+LATTICE = 0.4           # candidates over a cluster of dice lie this far apart (die sides): one within 0.3 of
+                        # every die's middle
 
 Candidate = tuple[float, float, float, bool]      # centre x, centre y, die side (pixels), flat
 
@@ -258,12 +260,11 @@ def photo_scaled(image: np.ndarray, die_size: float) -> tuple[np.ndarray, float]
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA), scale
 
 
-def photo_patch_transform(candidate: Candidate, scale: float, angle_deg: float = 0.0,
-                          zoom: float = PHOTO_ZOOM) -> np.ndarray:
-    """Patch pixels to pixels of the photo scaled by ``scale`` for a candidate, shown
-    ``zoom`` times larger than its side says."""
+def photo_patch_transform(candidate: Candidate, scale: float, angle_deg: float = 0.0) -> np.ndarray:
+    """Patch pixels to pixels of the photo scaled by ``scale`` for a candidate, its side
+    ``PHOTO_DIE_PX`` wide."""
     cx, cy, side, _ = candidate
-    return patch_transform(((cx + 0.5) * scale - 0.5, (cy + 0.5) * scale - 0.5), side * scale / zoom, angle_deg,
+    return patch_transform(((cx + 0.5) * scale - 0.5, (cy + 0.5) * scale - 0.5), side * scale, angle_deg,
                            PHOTO_DIE_PX)
 
 
@@ -286,7 +287,7 @@ def _estimate_die_size(contours) -> float | None:
 
 def _split(mask: np.ndarray, contour, die_size: float) -> list[Candidate]:
     """Candidates of the dice in one blob: the blob itself when it is one die's size,
-    else die-sized candidates on a lattice half a die apart over the parts of the blob
+    else die-sized candidates on a lattice ``LATTICE`` apart over the parts of the blob
     a die's core fits in (dice touching along a side leave no core of their own)."""
     (cx, cy), (w, h), _ = cv2.minAreaRect(contour)
     area = cv2.contourArea(contour)
@@ -299,7 +300,7 @@ def _split(mask: np.ndarray, contour, die_size: float) -> list[Candidate]:
     dist = cv2.distanceTransform(sub, cv2.DIST_L2, 5)
     k = int(0.5 * die_size) | 1
     peaks = (dist >= cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))) & (dist > 0.25 * die_size)
-    step = max(int(round(0.5 * die_size)), 1)
+    step = max(int(round(LATTICE * die_size)), 1)
     lattice = np.zeros_like(peaks)
     lattice[::step, ::step] = dist[::step, ::step] > 0.3 * die_size
     ys, xs = np.nonzero(lattice)
@@ -321,7 +322,8 @@ def _net() -> DiceNet:
 CHANGE = 22.0           # Lab distance from the empty board that means something lies there
 SHADE = 0.4             # weight of darkening in that distance (shadows only darken)
 SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
-CROWDS = 10             # at most this many crowds of spots are candidates
+CROWDS = 24             # at most this many crowds of spots are candidates (checkers' grain crowds more weak spots
+                        # than a die has pips; candidates are then ranked by their strongest spot)
 FAINT = 0.15            # a candidate whose strongest pip-like spot is under this share of the strongest is not read
 CANDIDATES = 12         # at most this many candidates are read, those with the strongest pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
@@ -361,6 +363,47 @@ def is_mirrored(to_frame: ToFrame, model: BoardModel) -> bool:
     return bool(np.linalg.det(np.array([bx - a, by - a])) < 0)
 
 
+def camera_nadir(to_frame: ToFrame, model: BoardModel, frame_size: tuple[int, int]) -> tuple[float, float]:
+    """The canonical point under the camera's lens, from the mapping alone: a pinhole
+    camera aimed at the case's middle, with square pixels and a calibration's lens
+    (``vision.board_fit.Lens`` of a ``frame_size`` frame, w x h) whose distortion is the
+    one that makes the mapping of the case a homography ``H``. The
+    camera's focal length and the vertical's vanishing point follow from ``H`` (its first
+    two columns are two orthogonal directions of equal length seen through the lens);
+    a camera looking straight down has its nadir under the case's middle."""
+    w, h = model.size
+    grid = np.array([(x, y) for x in np.linspace(0, w, 7) for y in np.linspace(0, h, 7)], np.float64)
+    seen = np.asarray(to_frame(grid), np.float64).reshape(-1, 2)
+
+    def fit(k: float) -> tuple[float, np.ndarray]:
+        ideal = Lens(float(k), frame_size).undistort(seen)
+        hom, _ = cv2.findHomography(grid, ideal, 0)
+        back = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), hom).reshape(-1, 2)
+        return float(((back - ideal) ** 2).sum()), hom
+
+    ks = np.linspace(-0.1, 0.4, 11)
+    errors = [fit(k)[0] for k in ks]
+    i = int(np.clip(np.argmin(errors), 1, len(ks) - 2))
+    a, b, e = errors[i - 1:i + 2]                   # the parabola through the least error and its neighbours
+    bend = a - 2 * b + e
+    step = float(np.clip(0.5 * (a - e) / bend, -1, 1)) if bend > 0 else 0.0
+    _, hom = fit(ks[i] + step * (ks[1] - ks[0]))
+    middle = hom @ np.array([w / 2, h / 2, 1.0])
+    centred = np.array([[1, 0, -middle[0] / middle[2]], [0, 1, -middle[1] / middle[2]], [0, 0, 1]]) @ hom
+    h1, h2 = centred[:, 0], centred[:, 1]
+    # 1/f^2 from h1.h2 = 0 and |h1| = |h2| once the focal length is divided out
+    a, b = h1[0] * h2[0] + h1[1] * h2[1], h1[2] * h2[2]
+    e, d = h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2, h1[2] ** 2 - h2[2] ** 2
+    inverse_f2 = -(a * b + e * d) / (a * a + e * e) if a * a + e * e > 0 else 0.0
+    if inverse_f2 <= 0:
+        return w / 2, h / 2
+    n = np.cross(h1, h2)
+    below = np.linalg.solve(centred, np.array([n[0], n[1], n[2] * inverse_f2]))
+    if abs(below[2]) < 1e-12:
+        return w / 2, h / 2
+    return float(below[0] / below[2]), float(below[1] / below[2])
+
+
 class BoardDice:
     """Finds and reads the dice on a calibrated board.
 
@@ -386,6 +429,7 @@ class BoardDice:
         self.die_side = DIE_SIDE * TOP_FACE * model.ppd      # canonical pixels
         self._square = np.ones((int(DIE_SIDE * model.ppd) | 1,) * 2, np.uint8)     # a die's footprint
         self._mirrored = is_mirrored(to_frame, model)     # then the players' right hands swap
+        self._nadir: dict[tuple[int, int], tuple[float, float]] = {}     # per frame size
         self._net: DiceNet | None = None
 
     def read(self, frame: np.ndarray, canonical: np.ndarray,
@@ -403,7 +447,8 @@ class BoardDice:
                       if cube is None or max(abs(c[0] - cube[0]), abs(c[1] - cube[1])) >= clear]
         if self._net is None:
             self._net = DiceNet()
-        patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX)
+        patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX,
+                                self.upright(candidates, (frame.shape[1], frame.shape[0])))
         out: list[tuple[DieRead, tuple[float, float]]] = []
         for seen in self._net.dice(patches, candidates, SAME_DIE * self.die_side):
             flat, cocked, on_checker = seen.rests
@@ -412,6 +457,16 @@ class BoardDice:
             out.append((DieRead(seen.value, self._half(cx, cy), rest == "flat", rest == "on_checker",
                                 self._box(cx, cy), seen.confidence * seen.rests[RESTS.index(rest)]), (cx, cy)))
         return out
+
+    def upright(self, centres, frame_size: tuple[int, int]) -> list[float]:
+        """The turn (degrees) of the patch around each canonical centre that puts the camera
+        up in it: a flat die then shows the sides that face the lens above its top face
+        only (its top is seen pushed away from the lens), while a cocked one shows them
+        whichever way it leans."""
+        if frame_size not in self._nadir:
+            self._nadir[frame_size] = camera_nadir(self.to_frame, self.model, frame_size)
+        nx, ny = self._nadir[frame_size]
+        return [float(np.degrees(np.arctan2(nx - x, y - ny))) for x, y in centres]
 
     def candidates(self, canonical: np.ndarray) -> list[tuple[float, float]]:
         """Canonical points where a die may lie.
@@ -455,11 +510,15 @@ class BoardDice:
         return ranked
 
     def _crowded(self, spots: np.ndarray) -> list[tuple[float, float]]:
-        """Where new pip-like spots crowd into a die-sized square, the strongest crowds first."""
+        """Where new pip-like spots crowd into a die-sized square, the strongest crowds first,
+        each at its spots' middle: the squares holding the same spots tie, and the tie goes
+        to the square nearest their middle (else a lone die's crowd was a square of ties,
+        all but a few of them dropped among the strongest crowds' ties, and the die missed)."""
         peaks = cv2.threshold(spots, SPOT, 0, cv2.THRESH_TOZERO)[1]
         peaks *= spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8))
         k = self._square.shape[0]
         crowd = cv2.boxFilter(peaks, -1, (k, k), normalize=False)
+        crowd += 1e-3 * cv2.GaussianBlur(peaks, (0, 0), k / 4)
         top = cv2.dilate(crowd, self._square)
         return _apart(crowd, (crowd >= top) & (crowd > 0), 0.8 * k, CROWDS)
 
