@@ -429,8 +429,11 @@ class Referee:
         self._after_roll(d)
 
     def _let_the_roll_stand(self, d: Decision) -> None:
-        """ACCEPT after "roll again": the players agree the roll stands as read (the camera
-        took a flat die for a cocked one, say)."""
+        """ACCEPT after "roll again": the players agree the roll (or the opening roll) stands
+        as read (the camera took a flat die for a cocked one, say)."""
+        if self.game.phase is Phase.OPENING:
+            self._take_opening(*self.faulty_roll, d, chosen=True)
+            return
         dice, self.faulty_roll, self.roll_fault = self.faulty_roll, None, None
         self.need_clear = set()
         self._accept({"type": "roll", "side": side_name(self.game.turn), "dice": list(dice), "chosen": True}, d)
@@ -633,10 +636,9 @@ class Referee:
                 self._undo(d)
             elif self.illegal is not None and self.game is not None and self.game.phase is Phase.MOVE:
                 self._accept_illegal(d)
-            elif self.faulty_roll is not None and self.game is not None and self.game.phase is Phase.ROLL:
+            elif self.faulty_roll is not None and self.game is not None and \
+                    self.game.phase in (Phase.OPENING, Phase.ROLL):
                 self._let_the_roll_stand(d)
-            elif self.faulty_roll is not None and self.game is not None and self.game.phase is Phase.OPENING:
-                self._take_opening(*self.faulty_roll, d, chosen=True)
             elif self.game is not None and self.game.phase is Phase.RESIGNING:
                 self._apply_action({"type": "resign_accept",
                                     "side": side_name(self.game.resignation[0].opponent)}, d)

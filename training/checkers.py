@@ -153,7 +153,7 @@ def make_data(out: Path, first: int, scenes: int, frames: int) -> None:
     t0 = time.time()
     for i, seed in enumerate(range(first, first + scenes)):
         path = out / f"scene-{seed}.npz"
-        if path.exists():
+        if path.exists() or path.with_suffix(".failed").exists():
             continue
         data = scene(seed, frames)
         if data is None:

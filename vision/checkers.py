@@ -141,11 +141,6 @@ class Counts:
     hands: np.ndarray
     marginals: np.ndarray
 
-    def most_likely(self) -> np.ndarray:
-        """Each region's likeliest signed count (+White, -Black)."""
-        best = self.marginals.argmax(axis=1)
-        return _WHITE[best] - _BLACK[best]
-
     def highest(self) -> np.ndarray:
         """Each region's largest possible count of either side."""
         possible = self.marginals > POSSIBLE
@@ -156,7 +151,6 @@ class CheckerCounter:
     """Counts the checkers in frames of one calibrated camera."""
 
     def __init__(self, calibration: Calibration, checkers: int = 15) -> None:
-        self.calibration = calibration
         self.checkers = checkers
         self.cutter = StripCutter(calibration.model, calibration.to_frame, calibration.empty,
                                   calibration.white.lab, calibration.black.lab)

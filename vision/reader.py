@@ -4,9 +4,9 @@ The checker network counts every point, bar half and tray, and the counts are we
 together so that each side has all its checkers (``vision.checkers``). The frame is
 also straightened onto the canonical board: what neither the empty board nor the
 checkers counted, the dice and the cube explain (a hand, an arm) makes the regions
-under it covered, as do
-those the network sees a hand over; covered regions are read as honest ranges and the
-frame is not settled; nor is it while anything moves against the previous frame.
+under it covered, as do those the network sees a hand over; covered regions are read
+as honest ranges and the frame is not settled; nor is it while anything moves against
+the previous frame.
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ CHANNELS = 5            # lightness, a, b, change from the empty board, side
 
 #: The regions in their order: White's points 1..24, the bar's halves, the trays.
 REGIONS: tuple = tuple(range(1, 25)) + (("bar", "white"), ("bar", "black"), ("off", "white"), ("off", "black"))
-POINTS = slice(0, 24)
 BAR = {"white": 24, "black": 25}
 TRAY = {"white": 26, "black": 27}
 
