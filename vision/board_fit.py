@@ -285,11 +285,12 @@ def _gauss_newton_step(image: np.ndarray, pose: BoardPose, radius: float, free: 
         return None
     # an edge counts when it stands out on its own line (lines differ in contrast)
     level = np.zeros(samples.ids.max() + 1)
-    np.maximum.at(level, samples.ids[valid], 0.0)
     for i in np.unique(samples.ids[valid]):
         on = valid & (samples.ids == i)
         level[i] = np.median(strength[on])
     valid &= (strength > 0.5 * level[samples.ids]) & (strength > MIN_EDGE)
+    if valid.sum() < 20:
+        return None
     v0 = _pack(pose)
     cols = []
     for j in np.flatnonzero(free):
