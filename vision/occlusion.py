@@ -3,12 +3,11 @@
 A hand or an arm is what neither the empty board nor the checkers, dice and cube found
 explain, and is large: the pixels that differ from the learned empty board, less the
 places of the checkers counted, the dice and cube read and anything smaller than a die,
-leave connected regions; one larger
-than ``HAND_AREA`` square diameters, or any that crosses the case's rim onto the field
-(an arm reaches in over it; a cup or a card put down beside the case changes the table
-and perhaps the rim, never the field), is a hand. Every point, the bar and the
-trays under such a region are covered: read only as honest ranges, and the frame is
-not settled.
+leave connected regions; one larger than ``HAND_AREA`` square diameters, or any that
+crosses the case's rim onto the field (an arm reaches in over it; a cup or a card put
+down beside the case changes the table and perhaps the rim, never the field), is a
+hand. Every point, the bar and the trays under such a region or within ``HAND_MARGIN``
+of it are covered: read only as honest ranges, and the frame is not settled.
 
 A camera that moved no longer sees the rim and the field's lines where the
 calibration put them: the edges of the frame's canonical view are compared with the
@@ -39,6 +38,7 @@ EDGE = 60.0               # colour gradient of an edge
 RIM_AREA = 0.12           # square diameters of unexplained change on the rim that make a hand
 REACH_AREA = 0.2          # square diameters of change on the table round the case of an arm reaching in
 IN_PLACE = 0.45           # edge correlation below which the camera moved
+HAND_MARGIN = 0.5         # diameters round a hand also covered: the edges of its fingers the change missed
 THING = 0.6               # half the side, in diameters, of what a die or the cube accounts for
 
 
@@ -114,6 +114,8 @@ class Coverage:
         inner[cy0 + band:cy1 - band, cx0 + band:cx1 - band] = 1
         self.edge_band = self.case & ~inner.astype(bool)
         self._disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(1.3 * s) | 1, int(1.3 * s) | 1))
+        margin = int(HAND_MARGIN * s) | 1
+        self._margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (margin, margin))
 
     # -------------------------------------------------------------- the camera
     @staticmethod
@@ -180,7 +182,7 @@ class Coverage:
             hand_mask |= region
         if not hand:
             return Covered((False,) * len(self.point_masks), False, (False,) * len(self.tray_masks), False, 0.0)
-        hand_mask = cv2.dilate(hand_mask.astype(np.uint8), self._disc).astype(bool)
+        hand_mask = cv2.dilate(hand_mask.astype(np.uint8), self._margin).astype(bool)
         points = tuple(bool((hand_mask & m).any()) for m in self.point_masks)
         bar = bool((hand_mask & self.bar_mask).any())
         trays = tuple(bool((hand_mask & m).any()) for m in self.tray_masks)
