@@ -41,6 +41,7 @@ from controller.match_log import MatchLog, accepted_play, side_name
 
 HALVES = ("white", "black")
 CHOICES = 4  # legal plays MENU offers, nearest first, when the camera cannot settle a play
+SURE_DIE = 0.6  # a die read less sure than this beside two surer ones is no die (a checker's ring read as one)
 
 
 class Button(str, Enum):
@@ -149,8 +150,17 @@ def _reading(obs) -> tuple:
     """What a decision depends on in an observation; equal readings of two frames confirm each other."""
     return (tuple((p.color, tuple(p.count_range)) for p in obs.points),
             tuple(sorted(tuple(v) for v in obs.bar.values())), tuple(sorted(tuple(v) for v in obs.off.values())),
-            _dice_reading(obs.dice),
+            _dice_reading(_dice_seen(obs.dice)),
             None if obs.cube is None else (obs.cube.value, obs.cube.side))
+
+
+def _dice_seen(dice) -> tuple:
+    """The dice a frame shows: all read, but those read unsure (under ``SURE_DIE``) when two
+    sure ones lie beside them. A pair is thrown; a third die is a player's mistake and
+    reads as sure as the others, while a checker's ring now and then reads as an unsure,
+    leaning die: taken as one, it would call a good roll faulty."""
+    sure = [d for d in dice if d.confidence >= SURE_DIE]
+    return tuple(sure) if len(sure) >= 2 else tuple(dice)
 
 
 def _dice_reading(dice) -> tuple:
@@ -263,7 +273,7 @@ class Referee:
     # ------------------------------------------------------------------ observations
     def _on_observation(self, obs, now: float, d: Decision) -> None:
         visible = obs.board_visible
-        dice_reading = _dice_reading(obs.dice) if visible else None
+        dice_reading = _dice_reading(_dice_seen(obs.dice)) if visible else None
         self._dice_agreeing = self._dice_agreeing + 1 if dice_reading == self._dice_reading else 1
         self._dice_reading = dice_reading
         if not visible or not obs.settled:
@@ -287,7 +297,7 @@ class Referee:
         if self.undo_asked_at is not None and now - self.undo_asked_at > self.timing.undo_timeout:
             self.undo_asked_at = None
             self._show_state(d, self._status_text())
-        dice = tuple(obs.dice)
+        dice = _dice_seen(obs.dice)
         self.need_clear &= {die.half for die in dice}
         self._note(obs)
         if self._agreeing < self.timing.confirm_frames:

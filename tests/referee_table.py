@@ -11,9 +11,10 @@ from engine.position import BLACK, WHITE, Position
 from vision.observation import CubeRead, DieRead, Observation, PointRead
 
 
-def Die(value: int, half: str | None, flat: bool = True, on_checker: bool = False) -> DieRead:
+def Die(value: int, half: str | None, flat: bool = True, on_checker: bool = False,
+        confidence: float = 1.0) -> DieRead:
     """A die as vision reads it."""
-    return DieRead(value, half, flat, on_checker, (0, 0, 10, 10), 1.0)
+    return DieRead(value, half, flat, on_checker, (0, 0, 10, 10), confidence)
 
 
 def Cube(value: int, side: str) -> CubeRead:

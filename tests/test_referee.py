@@ -81,6 +81,19 @@ def test_cocked_die_wrong_half_off_board_and_on_a_checker_mean_roll_again():
         assert types(table.look(pos, [Die(2, "black"), Die(5, "black")])) == ["roll"]
 
 
+def test_an_unsure_third_die_beside_a_sure_pair_is_no_die_but_a_sure_one_is_a_faulty_roll():
+    table, pos = _black_to_roll()
+    ring = Die(1, "black", flat=False, confidence=0.3)      # a checker's ring read as a leaning die
+    assert types(table.look(pos, [Die(2, "black"), Die(5, "black"), ring])) == ["roll"]
+    assert sorted(table.game.dice) == [2, 5]
+    table, pos = _black_to_roll()
+    d = table.look(pos, [Die(2, "black"), Die(5, "black"), Die(1, "black", confidence=0.9)])
+    assert types(d) == [] and any("roll two dice" in t for t in texts(d))
+    table, pos = _black_to_roll()
+    d = table.look(pos, [Die(2, "black"), Die(5, "black", flat=False, confidence=0.3)])
+    assert types(d) == [] and any("cocked" in t for t in texts(d))     # a pair is never thinned
+
+
 def test_roll_by_the_opponent_before_the_dice_are_picked_up_is_void():
     table = opened(3, 1)
     after = apply_play(START, WHITE, (3, 1), "8/5 6/5")
