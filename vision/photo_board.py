@@ -27,6 +27,7 @@ import numpy as np
 UNIT_SQUARE = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)
 SIDE_SAMPLES = np.linspace(0.08, 0.92, 8)    # where along a point's side (base to tip) it is sampled
 LINE_SAMPLES = np.linspace(0.03, 0.97, 25)
+BEYOND_BASE = 0.12                           # field heights beyond a base where a checker still tells of the field
 EDGE_CAP = 3.0                               # a sample's edge strength counts up to this many times the mean
 
 
@@ -172,16 +173,20 @@ def _checkers_on_points(fit: FieldFit, discs: np.ndarray, radius: float | None) 
     """How well checkers sit where a field puts its points' slots: the share of the discs
     inside the field that lie on a point's centre line and, the radius known, how near
     those lie to a whole number of diameters and a half from their base, the first of each
-    point half a diameter from it (checkers are stacked from the base)."""
+    point half a diameter from it (checkers are stacked from the base). A disc just
+    beyond a base (within ``BEYOND_BASE`` of the field's height) counts as off the
+    lines: a field that leaves a row's first checkers outside is too short."""
     f = fit.to_field(discs)
-    inside = (f[:, 0] > 0) & (f[:, 0] < 1) & (f[:, 1] > 0) & (f[:, 1] < 1)
+    across = (f[:, 0] > 0) & (f[:, 0] < 1)
+    inside = across & (f[:, 1] > 0) & (f[:, 1] < 1)
     if not inside.any():
         return 0.0
+    beyond = across & ~inside & (f[:, 1] > -BEYOND_BASE) & (f[:, 1] < 1 + BEYOND_BASE)
     weight = min(1.0, inside.sum() / 6)
     offset = np.abs(f[inside, 0][:, None] - fit.column_centres()[None, :])
     column = offset.argmin(axis=1)
     on_line = offset.min(axis=1) / fit.point_width < 0.25
-    score = float(np.mean(on_line))
+    score = float(on_line.sum() / (inside.sum() + beyond.sum()))
     if radius and on_line.any():
         uv = f[inside][on_line]
         row = np.round(uv[:, 1])
