@@ -19,6 +19,7 @@ from vision.board_model import ROW
 from vision.calibration import Calibration, CalibrationError, calibrate, layout_masks, layout_score
 from vision.observation import DieRead, Observation, PointRead
 from vision.reader import BoardReader
+from vision.strips import BAR, REGIONS, regions_at
 
 CLEAN = Conditions.clean()
 MIDGAME = Position.from_points({1: 2, 6: 4, 8: 3, 13: 4, 3: 2, 12: -5, 17: -3, 19: -5, 24: -2})
@@ -287,3 +288,21 @@ def test_calibrate_without_a_position_on_a_frame_of_the_middle_game(tournament, 
     assert data["settled"] and data["position_id"] == MIDGAME.position_id(WHITE)
     opening, _ = render(Position.initial(), dice=(), seed=5, style="tournament", conditions=CLEAN, home="top-left")
     assert BoardReader(Calibration.load(cal)).read(opening).to_position() == Position.initial()
+
+
+def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tournament):
+    _, _, cal = tournament
+    reader = BoardReader(cal)
+    model = cal.model
+    x, y, d = model.point_base(3)
+    die = (x, y + d * 2.0 * model.ppd)                      # on point 3, two diameters from its base
+    bx0, by0, bx1, by1 = model.bar
+    cube = ((bx0 + bx1) / 2, (by0 + by1) / 2)                # centred on the bar
+    assert list(np.flatnonzero(regions_at(model, die)[:24]) + 1) == [2, 3, 4]   # a strip shows its neighbours' edges
+    assert regions_at(model, cube)[BAR["white"]] and regions_at(model, cube)[BAR["black"]]
+    hands = np.zeros(len(REGIONS))
+    hands[[2, 9, BAR["white"]]] = 0.6                         # unsure: point 3, point 10, White's bar half
+    hands[3] = 0.95                                           # sure: point 4
+    seen = reader._hands_seen(hands, [die, cube])
+    assert list(np.flatnonzero(seen)) == [3, 9]               # the die and the cube explain theirs
+    assert list(np.flatnonzero(reader._hands_seen(hands, []))) == [2, 3, 9, BAR["white"]]

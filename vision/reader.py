@@ -16,13 +16,13 @@ import numpy as np
 
 from vision.board_model import BoardModel
 from vision.calibration import Calibration
-from vision.checkers import HAND, CheckerCounter
+from vision.checkers import HAND, SURE_HAND, CheckerCounter
 from vision.cube import BoardCube
 from vision.dice import BoardDice
 from vision.image_check import BRIGHTEST, DARKEST
 from vision.observation import CubeRead, DieRead, Observation, Occlusion
 from vision.occlusion import Coverage, Covered, explained_mask
-from vision.strips import BAR, REGIONS, TRAY
+from vision.strips import BAR, REGIONS, TRAY, regions_at
 
 CHECKERS = 15
 MOTION = 18.0           # grey change between frames that counts as motion
@@ -65,7 +65,7 @@ class BoardReader:
         placed, cube, cube_at = self._read_dice_and_cube(frame, canonical)
         things = [at for _, at in placed] + ([] if cube_at is None else [cube_at])
         covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2], things))
-        hidden = _regions(covered) | (counts.hands > HAND)
+        hidden = _regions(covered) | self._hands_seen(counts.hands, things)
         if covered.hand:
             counts = self.counter.weigh(counts.probabilities, counts.hands, hidden)
         points, bar, off = self.counter.observe(counts, hidden)
@@ -77,6 +77,17 @@ class BoardReader:
                            dice=tuple(dice), cube=cube, occlusion=occlusion, timestamp=timestamp)
 
     # ------------------------------------------------------------------ checks
+    def _hands_seen(self, hands: np.ndarray, things) -> np.ndarray:
+        """The regions the checker network sees a hand over: a die or the cube read in a
+        region explains a hand the network is not sure of there (it now and then takes
+        them for fingertips), a sure one stands."""
+        seen = hands > HAND
+        doubtful = seen & (hands < SURE_HAND)
+        if doubtful.any() and things:
+            seen &= ~(doubtful & np.any([regions_at(self.model, at) for at in things], axis=0))
+        return seen
+
+
     def _motion(self, lab: np.ndarray) -> bool:
         grey = cv2.resize(lab[..., 0], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         previous, self._previous = self._previous, grey

@@ -47,6 +47,20 @@ def region_axes(model: BoardModel, region) -> tuple[np.ndarray, np.ndarray, np.n
     return np.array((x, y), np.float64), np.array((0.0, d), np.float64), np.array((float(d), 0.0), np.float64)
 
 
+def regions_at(model: BoardModel, at, reach: float = 0.25) -> np.ndarray:
+    """Which regions' strips hold the canonical point ``at`` (x, y), within ``reach``
+    diameters of a strip's edges: booleans in ``REGIONS`` order."""
+    s = model.ppd
+    out = np.zeros(len(REGIONS), bool)
+    for i, region in enumerate(REGIONS):
+        base, along, across = region_axes(model, region)
+        d = np.asarray(at, np.float64) - base
+        a, c = float(d @ along) / s, float(d @ across) / s
+        out[i] = (-BEFORE - reach <= a <= STRIP_LENGTH / STRIP_PPD - BEFORE + reach
+                  and abs(c) <= STRIP_WIDTH / 2 / STRIP_PPD + reach)
+    return out
+
+
 def canonical_grid(model: BoardModel) -> np.ndarray:
     """Canonical pixel (x, y) of every strip pixel: array (regions, length, width, 2)."""
     s = model.ppd
