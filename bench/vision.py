@@ -14,9 +14,9 @@ referee takes a position from); confident wrong, the share of frames called sett
 whose ranges exclude the true position (a count, the bar or a tray read certain and
 wrong: a false alarm at the table; must be 0); frames called settled while a hand
 covers a point, the bar or a tray (must be 0; a hand resting on the case's rim only,
-over nothing the reader reads, is counted apart); the share of hand-free frames called settled (a reader
-that never settles is useless); shaken (motion-blurred) frames called settled; and
-the read time at 1280x720 on one core, for the board alone and for the whole
+over nothing the reader reads, is counted apart); the share of hand-free frames called
+settled (a reader that never settles is useless); shaken (motion-blurred) frames called
+settled; and the read time at 1280x720 on one core, for the board alone and for the whole
 observation with dice and cube. A reader at a table reads thousands of frames after
 one calibration: the per-frame time is taken on a reader that has read a frame of the
 same table before (its opening), and the first read of a new reader, with the work

@@ -273,7 +273,8 @@ class Referee:
     # ------------------------------------------------------------------ observations
     def _on_observation(self, obs, now: float, d: Decision) -> None:
         visible = obs.board_visible
-        dice_reading = _dice_reading(_dice_seen(obs.dice)) if visible else None
+        dice = _dice_seen(obs.dice)
+        dice_reading = _dice_reading(dice) if visible else None
         self._dice_agreeing = self._dice_agreeing + 1 if dice_reading == self._dice_reading else 1
         self._dice_reading = dice_reading
         if not visible or not obs.settled:
@@ -297,7 +298,6 @@ class Referee:
         if self.undo_asked_at is not None and now - self.undo_asked_at > self.timing.undo_timeout:
             self.undo_asked_at = None
             self._show_state(d, self._status_text())
-        dice = _dice_seen(obs.dice)
         self.need_clear &= {die.half for die in dice}
         self._note(obs)
         if self._agreeing < self.timing.confirm_frames:

@@ -87,7 +87,6 @@ class BoardReader:
             seen &= ~(doubtful & np.any([regions_at(self.model, at) for at in things], axis=0))
         return seen
 
-
     def _motion(self, lab: np.ndarray) -> bool:
         grey = cv2.resize(lab[..., 0], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         previous, self._previous = self._previous, grey
