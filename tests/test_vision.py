@@ -182,6 +182,18 @@ def test_a_hand_over_the_board_is_never_settled(tournament, felt_hard):
                 assert not p.certain or p.signed == truth.points[n - 1]
 
 
+def test_fingers_the_colour_of_the_rim_reaching_a_checker_are_a_hand():
+    opening, _ = render(Position.initial(), dice=(), seed=1, style="brown", conditions=CLEAN)
+    cal = calibrate(opening)
+    rim = (35, 65, 105)     # the brown case's wood: the fingers hardly change it
+    frame, truth = render(Position.initial(), dice=(), seed=2, style="brown", conditions=CLEAN,
+                          hand=Hand(target=24, reach=0.3, skin=rim))
+    assert truth.occluded_points == (1,)
+    obs = BoardReader(cal).read(frame)
+    assert obs.occlusion.hand and not obs.settled
+    assert not obs.point(1).certain
+
+
 def test_motion_between_frames_is_not_settled(tournament):
     frame, _, cal = tournament
     reader = BoardReader(cal)

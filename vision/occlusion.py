@@ -38,6 +38,8 @@ EDGE = 60.0               # colour gradient of an edge
 RIM_AREA = 0.12           # square diameters of unexplained change on the rim that make a hand
 REACH_AREA = 0.2          # square diameters of change on the table round the case of an arm reaching in
 IN_PLACE = 0.45           # edge correlation below which the camera moved
+FINGER_REACH = 1.5        # diameters beyond an arm reaching in where its fingers' outline may show on the rim
+FINGERS = 2.0             # diameters of such outline that make it a hand
 HAND_MARGIN = 0.5         # diameters round a hand also covered: the edges of its fingers the change missed
 THING = 0.6               # half the side, in diameters, of what a die or the cube accounts for
 
@@ -114,6 +116,8 @@ class Coverage:
         inner[cy0 + band:cy1 - band, cx0 + band:cx1 - band] = 1
         self.edge_band = self.case & ~inner.astype(bool)
         self._disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(1.3 * s) | 1, int(1.3 * s) | 1))
+        reach = int(2 * FINGER_REACH * s) | 1
+        self._finger_reach = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
         margin = int(HAND_MARGIN * s) | 1
         self._margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (margin, margin))
 
@@ -167,6 +171,15 @@ class Coverage:
             # rim, never the field: an arm reaches over the field
             reaching = on_field >= RIM_AREA and (
                 outside >= REACH_AREA or (inside >= PART_AREA * 0.6 and bool((region & self.case & arm).any())))
+            if not reaching and outside >= REACH_AREA and on_rim > 0:
+                # fingers the colour of the rim change it too little to show, but their
+                # outline does, beside the arm that reaches in
+                if edges is None:
+                    edges = self._new_edges(lab) & ~explained
+                fingers = self._fingers(region, edges)
+                reaching = np.count_nonzero(fingers) / self.model.ppd >= FINGERS
+                if reaching:
+                    region = region | fingers
             if not (inside >= HAND_AREA or (on_rim >= RIM_AREA and on_field >= RIM_AREA) or reaching):
                 if inside < PART_AREA:
                     continue
@@ -187,6 +200,14 @@ class Coverage:
         bar = bool((hand_mask & self.bar_mask).any())
         trays = tuple(bool((hand_mask & m).any()) for m in self.tray_masks)
         return Covered(points, bar, trays, hand, float(hand_mask.mean()))
+
+    def _fingers(self, region: np.ndarray, edges: np.ndarray) -> np.ndarray:
+        """The new edges on the rim within ``FINGER_REACH`` of ``region`` but off its own
+        outline (a cup's or a card's outline is its own; fingers' lie beyond it)."""
+        r = region.astype(np.uint8)
+        own = cv2.dilate(r, self._near).astype(bool)
+        beyond = cv2.dilate(r, self._finger_reach).astype(bool) & ~own & self.rim
+        return edges & beyond
 
     def _new_edges(self, lab: np.ndarray) -> np.ndarray:
         """Strong colour edges the empty board has nowhere near."""
