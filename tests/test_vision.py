@@ -18,6 +18,7 @@ from vision.board_fit import Lens
 from vision.board_model import ROW
 from vision.calibration import Calibration, CalibrationError, calibrate, layout_masks, layout_score
 from vision.observation import DieRead, Observation, PointRead
+from vision.occlusion import FINGERS, Coverage
 from vision.reader import BoardReader
 from vision.strips import BAR, REGIONS, regions_at
 
@@ -192,6 +193,27 @@ def test_fingers_the_colour_of_the_rim_reaching_a_checker_are_a_hand():
     obs = BoardReader(cal).read(frame)
     assert obs.occlusion.hand and not obs.settled
     assert not obs.point(1).certain
+
+
+def test_only_an_outline_running_on_from_an_arm_is_its_fingers(tournament):
+    """Beside a change outside the case (an arm, or a cup): new edges on the rim joined to
+    it are fingers; as many apart from it (a checker's shadow by a tray) are not."""
+    _, _, cal = tournament
+    coverage = Coverage(cal)
+    m, s = cal.model, cal.model.ppd
+    (x0, _), (_, y1) = np.round(m.corners()[[0, 2]]).astype(int)
+    h, w = coverage.rim.shape
+    x = x0 + int(3 * s)
+    arm = np.zeros((h, w), bool)
+    arm[y1 + 1:, x:x + int(s)] = True                        # changed table below the case
+    joined = np.zeros((h, w), bool)                          # three fingers over the rim from it
+    apart = np.zeros((h, w), bool)                           # as long, a little aside
+    for row in (y1 - 3, y1 - 5, y1 - 7):
+        joined[row, x:x + int(s)] = True
+        apart[row, x + int(s) + 6:x + int(2.4 * s)] = True
+    assert (joined <= coverage.rim).all() and (apart <= coverage.rim).all()
+    assert np.count_nonzero(coverage._fingers(arm, joined)) / s > FINGERS
+    assert not coverage._fingers(arm, apart).any()
 
 
 def test_motion_between_frames_is_not_settled(tournament):

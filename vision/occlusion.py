@@ -202,12 +202,17 @@ class Coverage:
         return Covered(points, bar, trays, hand, float(hand_mask.mean()))
 
     def _fingers(self, region: np.ndarray, edges: np.ndarray) -> np.ndarray:
-        """The new edges on the rim within ``FINGER_REACH`` of ``region`` but off its own
-        outline (a cup's or a card's outline is its own; fingers' lie beyond it)."""
+        """The new edges on the rim within ``FINGER_REACH`` of ``region``, off its own
+        outline (a cup's or a card's outline is its own; fingers' lie beyond it) but joined
+        to it (fingers run on from the hand; a checker's shadow beside a tray does not)."""
         r = region.astype(np.uint8)
-        own = cv2.dilate(r, self._near).astype(bool)
-        beyond = cv2.dilate(r, self._finger_reach).astype(bool) & ~own & self.rim
-        return edges & beyond
+        own = cv2.dilate(r, self._near)
+        beyond = edges & (cv2.dilate(r, self._finger_reach) > 0) & (own == 0) & self.rim
+        if not beyond.any():
+            return beyond
+        _, labels = cv2.connectedComponents(cv2.dilate(beyond.astype(np.uint8), self._near) | own)
+        joined = np.unique(labels[own > 0])
+        return beyond & np.isin(labels, joined[joined > 0])
 
     def _new_edges(self, lab: np.ndarray) -> np.ndarray:
         """Strong colour edges the empty board has nowhere near."""
