@@ -205,14 +205,19 @@ class Coverage:
         """The new edges on the rim within ``FINGER_REACH`` of ``region``, off its own
         outline (a cup's or a card's outline is its own; fingers' lie beyond it) but joined
         to it (fingers run on from the hand; a checker's shadow beside a tray does not)."""
-        r = region.astype(np.uint8)
+        out = np.zeros_like(edges)
+        x, y, w, h = cv2.boundingRect(region.astype(np.uint8))
+        pad = self._finger_reach.shape[0] // 2 + 3
+        y0, y1 = max(y - pad, 0), min(y + h + pad, region.shape[0])
+        x0, x1 = max(x - pad, 0), min(x + w + pad, region.shape[1])
+        r = region[y0:y1, x0:x1].astype(np.uint8)
         own = cv2.dilate(r, self._near)
-        beyond = edges & (cv2.dilate(r, self._finger_reach) > 0) & (own == 0) & self.rim
-        if not beyond.any():
-            return beyond
-        _, labels = cv2.connectedComponents(cv2.dilate(beyond.astype(np.uint8), self._near) | own)
-        joined = np.unique(labels[own > 0])
-        return beyond & np.isin(labels, joined[joined > 0])
+        beyond = edges[y0:y1, x0:x1] & (cv2.dilate(r, self._finger_reach) > 0) & (own == 0) & self.rim[y0:y1, x0:x1]
+        if beyond.any():
+            _, labels = cv2.connectedComponents(cv2.dilate(beyond.astype(np.uint8), self._near) | own)
+            joined = np.unique(labels[own > 0])
+            out[y0:y1, x0:x1] = beyond & np.isin(labels, joined[joined > 0])
+        return out
 
     def _new_edges(self, lab: np.ndarray) -> np.ndarray:
         """Strong colour edges the empty board has nowhere near."""
