@@ -7,8 +7,9 @@ leave connected regions; one larger than ``HAND_AREA`` square diameters, or any 
 crosses the case's rim onto the field (an arm reaches in over it; a cup or a card put
 down beside the case changes the table and perhaps the rim, never the field), is a
 hand; so is an arm on the table whose fingers, too like the rim to change it, show
-their outline on the rim, joined to the arm (``FINGERS``). Every point, the bar and the trays under such a region or within ``HAND_MARGIN``
-of it are covered: read only as honest ranges, and the frame is not settled.
+their outline on the rim, joined to the arm (``FINGERS``). Every point, the bar and
+the trays under such a region or within ``HAND_MARGIN`` of it are covered: read only
+as honest ranges, and the frame is not settled.
 
 A camera that moved no longer sees the rim and the field's lines where the
 calibration put them: the edges of the frame's canonical view are compared with the
