@@ -293,20 +293,36 @@ def test_a_hand_over_a_pile_leaves_an_honest_range(tournament):
     assert obs.admits(position) and not obs.point(6).certain
 
 
-@pytest.mark.parametrize("seed, style, home", [(31000055, "redblack", "top-left"), (31000151, "classic", "bottom-left")])
-def test_dice_side_by_side_and_cups_against_the_case_are_no_hand(seed, style, home):
-    """Two dice touching on the field (55) and dice cups set against the case (151), in
-    drawn light and camera: what the dice and cube read and the table explain hides nothing."""
+def drawn_table(seed: int, style: str, home: str):
+    """A scene drawn as the vision bench draws one: the opening frame, then a frame of a
+    position reached by random play with two dice thrown; (opening, frame, truth, dice)."""
     rng = np.random.default_rng(seed)
     conditions = Conditions.random(rng, 1.0)
     opening, _ = render(Position.initial(), dice=(), seed=seed, style=style, conditions=conditions, home=home)
     position = random_position(rng, int(rng.integers(0, 80)))
     dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
     frame, truth = render(position, dice=dice, seed=seed + 7_000_000, style=style, conditions=conditions, home=home)
+    return opening, frame, truth, dice
+
+
+@pytest.mark.parametrize("seed, style, home", [(31000055, "redblack", "top-left"), (31000151, "classic", "bottom-left")])
+def test_dice_side_by_side_and_cups_against_the_case_are_no_hand(seed, style, home):
+    """Two dice touching on the field (55) and dice cups set against the case (151), in
+    drawn light and camera: what the dice and cube read and the table explain hides nothing."""
+    opening, frame, truth, dice = drawn_table(seed, style, home)
     assert truth.settled and not truth.hand
     obs = BoardReader(calibrate(opening)).read(frame)
-    assert obs.settled and obs.to_position() == position
+    assert obs.settled and obs.to_position() == truth.position
     assert sorted(d.value for d in obs.dice) == sorted(dice)
+
+
+def test_a_row_of_checkers_off_its_points_centre_line_is_no_hand():
+    """Checkers lying off their point's line onto the rim leave a sliver of change beside
+    their places, on rim and field alike: it is theirs, not a hand's."""
+    opening, frame, truth, _ = drawn_table(31000469, "brown", "top-right")
+    assert truth.settled and not truth.hand
+    obs = BoardReader(calibrate(opening)).read(frame)
+    assert obs.settled and not obs.occlusion.hand and obs.admits(truth.position)
 
 
 def test_calibrate_without_a_position_on_a_frame_of_the_middle_game(tournament, tmp_path, capsys):

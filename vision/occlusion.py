@@ -43,6 +43,8 @@ IN_PLACE = 0.45           # edge correlation below which the camera moved
 FINGER_REACH = 1.5        # diameters beyond an arm reaching in where its fingers' outline may show on the rim
 FINGERS = 2.0             # diameters of such outline that make it a hand
 HAND_MARGIN = 0.5         # diameters round a hand also covered: the edges of its fingers the change missed
+ACROSS_ROW = 0.85         # half the width, in diameters, of the band beside a row's checkers a change there is theirs
+OUTLINED, BESIDE = 2, 1   # what the checkers counted account for: their outlines too, or a change only
 THING = 0.6               # half the side, in diameters, of what a die or the cube accounts for
 
 
@@ -141,7 +143,10 @@ class Coverage:
 
     # ------------------------------------------------------------------ hands
     def find(self, lab: np.ndarray, explained: np.ndarray) -> Covered:
-        """What covers the board in a frame whose checkers account for ``explained``."""
+        """What covers the board in a frame whose checkers account for ``explained``
+        (``explained_mask``)."""
+        outlined = explained == OUTLINED
+        explained = explained > 0
         diff = lab - self.empty
         change = (diff * diff) @ LAB_WEIGHTS
         changed = (cv2.blur(change, (3, 3)) > self._change).astype(np.uint8)
@@ -177,7 +182,7 @@ class Coverage:
                 # fingers the colour of the rim change it too little to show, but their
                 # outline does, beside the arm that reaches in
                 if edges is None:
-                    edges = self._new_edges(lab) & ~explained
+                    edges = self._new_edges(lab) & ~outlined
                 fingers = self._fingers(region, edges)
                 reaching = np.count_nonzero(fingers) / self.model.ppd >= FINGERS
                 if reaching:
@@ -188,7 +193,7 @@ class Coverage:
                 # smaller: a hand if it shows an outline the board has not (an arm's
                 # edges and shading) or comes in at the case's edge
                 if edges is None:
-                    edges = self._new_edges(lab) & ~explained
+                    edges = self._new_edges(lab) & ~outlined
                 outline = float(np.count_nonzero(edges & cv2.dilate(region.astype(np.uint8), self._near).astype(bool)))
                 at_edge = bool((region & self.edge_band).any())
                 if outline / self.model.ppd < OUTLINE and not at_edge:
@@ -236,25 +241,32 @@ class Coverage:
 
 def explained_mask(model, highest: np.ndarray, shape, things: Sequence[tuple[float, float]] = ()) -> np.ndarray:
     """The canonical pixels the checkers counted account for (``highest``: each region's
-    largest possible count, in ``vision.strips.REGIONS`` order): a disc a little larger
-    than a checker in each slot of a row (with its shadow), the whole row of a pile, the
-    bar's column and the filled part of each tray; and a square round each of the
-    ``things`` read (the canonical centres of the dice and the cube), leaning and shadow
-    included."""
+    largest possible count, in ``vision.strips.REGIONS`` order): ``OUTLINED`` where their
+    outlines may lie, a disc a little larger than a checker in each slot of a row (with
+    its shadow), the whole row of a pile, the bar's column and the filled part of each
+    tray, and a square round each of the ``things`` read (the canonical centres of the
+    dice and the cube), leaning and shadow included; ``BESIDE`` (a change there, not an
+    outline, is theirs) the band beside a row's checkers, who lie a little off their
+    point's centre line."""
     mask = np.zeros(shape, np.uint8)
     s = model.ppd
     for x, y in things:
         cv2.rectangle(mask, (int(round(x - THING * s)), int(round(y - THING * s))),
-                      (int(round(x + THING * s)), int(round(y + THING * s))), 1, -1)
+                      (int(round(x + THING * s)), int(round(y + THING * s))), OUTLINED, -1)
     r = int(round(0.7 * s))
+    beside = (r, int(round(ACROSS_ROW * s)))
+    rows = []
     for region, count in zip(REGIONS, highest):
         if count <= 0:
             continue
         base, along, across = region_axes(model, region)
         if isinstance(region, int) and count <= ROW:
+            angle = float(np.degrees(np.arctan2(along[1], along[0])))
             for i in range(int(count)):
                 x, y = base + along * (i + 0.5) * s
-                cv2.circle(mask, (int(round(x)), int(round(y))), r, 1, -1)
+                centre = (int(round(x)), int(round(y)))
+                cv2.ellipse(mask, centre, beside, angle, 0, 360, BESIDE, -1)
+                rows.append(centre)
             continue
         if isinstance(region, int):
             length, half = max(model.point_length, ROW) + 0.4, 0.75
@@ -264,5 +276,7 @@ def explained_mask(model, highest: np.ndarray, shape, things: Sequence[tuple[flo
             length, half = (count + 1.5) * ON_EDGE_STEP + 0.2, model.tray_width / 2
         corners = np.array([base - across * half * s, base + across * half * s,
                             base + across * half * s + along * length * s, base - across * half * s + along * length * s])
-        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
-    return mask.astype(bool)
+        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), OUTLINED)
+    for centre in rows:
+        cv2.circle(mask, centre, r, OUTLINED, -1)
+    return mask
