@@ -43,7 +43,7 @@ IN_PLACE = 0.45           # edge correlation below which the camera moved
 FINGER_REACH = 1.5        # diameters beyond an arm reaching in where its fingers' outline may show on the rim
 FINGERS = 2.0             # diameters of such outline that make it a hand
 HAND_MARGIN = 0.5         # diameters round a hand also covered: the edges of its fingers the change missed
-ACROSS_ROW = 0.85         # half the width, in diameters, of the band beside a row's checkers a change there is theirs
+ACROSS_ROW = 0.85         # half-width (diameters) across a row's checker within which a change is theirs
 OUTLINED, BESIDE = 2, 1   # what the checkers counted account for: their outlines too, or a change only
 THING = 0.6               # half the side, in diameters, of what a die or the cube accounts for
 
