@@ -146,11 +146,12 @@ def absolute_point(side: Side, point: int) -> str:
     return str(point if side == WHITE else 25 - point)
 
 
-def _reading(obs) -> tuple:
-    """What a decision depends on in an observation; equal readings of two frames confirm each other."""
+def _reading(obs, dice_reading: tuple) -> tuple:
+    """What a decision depends on in an observation whose dice read ``dice_reading``; equal
+    readings of two frames confirm each other."""
     return (tuple((p.color, tuple(p.count_range)) for p in obs.points),
             tuple(sorted(tuple(v) for v in obs.bar.values())), tuple(sorted(tuple(v) for v in obs.off.values())),
-            _dice_reading(_dice_seen(obs.dice)),
+            dice_reading,
             None if obs.cube is None else (obs.cube.value, obs.cube.side))
 
 
@@ -286,7 +287,7 @@ class Referee:
                 d.signals.append(Beep("attention"))
                 d.signals.append(Display(("Please clear the view:", what)))
             if visible and obs.occlusion.motion and not obs.occlusion.hand:
-                self._note(obs)  # changed since the last frame, nothing over it: it may confirm the next
+                self._note(obs, dice_reading)  # changed since the last frame, nothing over it: it may confirm the next
             return
         if self.asked_clear:
             self._show_state(d, self._status_text())
@@ -299,7 +300,7 @@ class Referee:
             self.undo_asked_at = None
             self._show_state(d, self._status_text())
         self.need_clear &= {die.half for die in dice}
-        self._note(obs)
+        self._note(obs, dice_reading)
         if self._agreeing < self.timing.confirm_frames:
             return
         game = self.game
@@ -344,9 +345,9 @@ class Referee:
         may flicker meanwhile)."""
         return self._dice_agreeing >= self.timing.roll_confirm_frames
 
-    def _note(self, obs) -> None:
+    def _note(self, obs, dice_reading: tuple) -> None:
         """Count the frames in a row that read the same."""
-        reading = _reading(obs)
+        reading = _reading(obs, dice_reading)
         self._agreeing = self._agreeing + 1 if reading == self._reading else 1
         self._reading = reading
 
