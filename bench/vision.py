@@ -9,19 +9,20 @@ dice thrown and, on every fourth frame, a hand over the board. Seeds from 100000
 were never used while tuning.
 
 Measures: per point, on the points no hand covers; whole position, on the frames the
-truth calls settled (no hand, no moving die, no camera shake: the only frames a
-referee takes a position from); confident wrong, the share of frames called settled
-whose ranges exclude the true position (a count, the bar or a tray read certain and
-wrong: a false alarm at the table; must be 0); frames called settled while a hand
-covers a point, the bar or a tray (must be 0; a hand resting on the case's rim only,
-over nothing the reader reads, is counted apart); the share of hand-free frames called
-settled (a reader that never settles is useless); shaken (motion-blurred) frames called
-settled; and the read time at 1280x720 on one core, for the board alone and for the whole
-observation with dice and cube. A reader at a table reads thousands of frames after
-one calibration: the per-frame time is taken on a reader that has read a frame of the
-same table before (its opening), and the first read of a new reader, with the work
-done once per calibration (loading the networks, the dice reader's tables), is shown
-apart.
+truth calls settled (no hand, no moving die, no camera shake: the only frames a referee
+takes a position from); confident wrong, the share of frames called settled whose ranges
+exclude the true position (a count, the bar or a tray read certain and wrong: a false
+alarm at the table; must be 0); the points a hand covers read certain (one a finger only
+touches may show all its checkers) and read certain and wrong (must be 0); frames called
+settled while a hand covers a point, the bar or a tray (must be 0; a hand resting on the
+case's rim only, over nothing the reader reads, is counted apart); the share of
+hand-free frames called settled (a reader that never settles is useless); shaken
+(motion-blurred) frames called settled; and the read time at 1280x720 on one core, for
+the board alone and for the whole observation with dice and cube. A reader at a table
+reads thousands of frames after one calibration: the per-frame time is taken on a reader
+that has read a frame of the same table before (its opening), and the first read of a
+new reader, with the work done once per calibration (loading the networks, the dice
+reader's tables), is shown apart.
 """
 
 from __future__ import annotations
@@ -119,6 +120,9 @@ def main() -> int:
         wrong = []
         for p in obs.points:
             if p.point in covered:
+                stats["covered points"] += 1
+                stats["covered points read certain"] += int(p.certain)
+                stats["covered points read wrong"] += int(p.certain and p.signed != truth.points[p.point - 1])
                 continue
             stats["points"] += 1
             right = p.certain and p.signed == truth.points[p.point - 1]
@@ -166,6 +170,8 @@ def main() -> int:
             ("confident wrong (ranges exclude it)", share("confident wrong", "frames called settled"), "0"),
             ("each die (settled frames)", share("dice right", "dice"), ">=99.9%"),
             ("cube (settled frames)", share("cubes right", "cubes"), ">=99%"),
+            ("points a hand covers read certain", f"{stats['covered points read certain']}/{stats['covered points']}", ""),
+            ("... of them wrong", f"{stats['covered points read wrong']}", "0"),
             ("settled while a hand covers", f"{stats['settled while occluded']}/{stats['hand frames']}", "0"),
             ("settled, a hand on the rim only", f"{stats['settled while on the rim']}/{stats['rim hand frames']}", ""),
             ("hand-free frames called settled", share("clear frames settled", "clear frames"), ""),

@@ -293,15 +293,18 @@ def test_a_hand_over_a_pile_leaves_an_honest_range(tournament):
     assert obs.admits(position) and not obs.point(6).certain
 
 
-def drawn_table(seed: int, style: str, home: str):
+def drawn_table(seed: int, style: str, home: str, hand: bool = False):
     """A scene drawn as the vision bench draws one: the opening frame, then a frame of a
-    position reached by random play with two dice thrown; (opening, frame, truth, dice)."""
+    position reached by random play with two dice thrown, with a hand reaching for a point
+    if ``hand``; (opening, frame, truth, dice)."""
     rng = np.random.default_rng(seed)
     conditions = Conditions.random(rng, 1.0)
     opening, _ = render(Position.initial(), dice=(), seed=seed, style=style, conditions=conditions, home=home)
     position = random_position(rng, int(rng.integers(0, 80)))
+    reaching = Hand(target=int(rng.integers(1, 25))) if hand else None
     dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-    frame, truth = render(position, dice=dice, seed=seed + 7_000_000, style=style, conditions=conditions, home=home)
+    frame, truth = render(position, dice=dice, seed=seed + 7_000_000, style=style, conditions=conditions, home=home,
+                          hand=reaching)
     return opening, frame, truth, dice
 
 
@@ -323,6 +326,20 @@ def test_a_row_of_checkers_off_its_points_centre_line_is_no_hand():
     assert truth.settled and not truth.hand
     obs = BoardReader(calibrate(opening)).read(frame)
     assert obs.settled and not obs.occlusion.hand and obs.admits(truth.position)
+
+
+def test_beside_a_hand_the_points_it_leaves_clear_are_read():
+    """The margin round a hand found stands for its fingers' edges that the change from
+    the empty board missed: a point only the margin reaches, where the checker network
+    plainly sees no hand, is read (a hand over points 3..5 and 19..22; 6 and 23 lie in
+    its margin)."""
+    opening, frame, truth, _ = drawn_table(31000240, "blue", "bottom-left", hand=True)
+    assert truth.hand and set(truth.occluded_points) == {3, 4, 5, 19, 20, 21, 22}
+    obs = BoardReader(calibrate(opening)).read(frame)
+    assert not obs.settled
+    for p in obs.points:
+        if p.point not in truth.occluded_points:
+            assert p.certain and p.signed == truth.points[p.point - 1], p
 
 
 def test_calibrate_without_a_position_on_a_frame_of_the_middle_game(tournament, tmp_path, capsys):

@@ -8,8 +8,11 @@ crosses the case's rim onto the field (an arm reaches in over it; a cup or a car
 down beside the case changes the table and perhaps the rim, never the field), is a
 hand; so is an arm on the table whose fingers, too like the rim to change it, show
 their outline on the rim, joined to the arm (``FINGERS``). Every point, the bar and
-the trays under such a region or within ``HAND_MARGIN`` of it are covered: read only
-as honest ranges, and the frame is not settled.
+the trays under such a region are covered (read only as honest ranges, and the frame
+is not settled); those only within ``HAND_MARGIN`` of it are in its margin, where the
+edges of fingers the change missed may lie (the reader leaves those seen where the
+checker network plainly sees no hand); fingers found by their outline alone cover their
+whole margin.
 
 A camera that moved no longer sees the rim and the field's lines where the
 calibration put them: the edges of the frame's canonical view are compared with the
@@ -42,7 +45,7 @@ REACH_AREA = 0.2          # square diameters of change on the table round the ca
 IN_PLACE = 0.45           # edge correlation below which the camera moved
 FINGER_REACH = 1.5        # diameters beyond an arm reaching in where its fingers' outline may show on the rim
 FINGERS = 2.0             # diameters of such outline that make it a hand
-HAND_MARGIN = 0.5         # diameters round a hand also covered: the edges of its fingers the change missed
+HAND_MARGIN = 0.5         # diameters round a hand of its margin: where edges of fingers the change missed may lie
 ACROSS_ROW = 0.85         # half-width (diameters) across a row's checker within which a change is theirs
 OUTLINED, BESIDE = 2, 1   # what the checkers counted account for: their outlines too, or a change only
 THING = 0.6               # half the side, in diameters, of what a die or the cube accounts for
@@ -50,12 +53,13 @@ THING = 0.6               # half the side, in diameters, of what a die or the cu
 
 @dataclass(frozen=True)
 class Covered:
-    """Where something unexplained covers the board: ``points`` (24 booleans), the bar,
-    the trays, whether it is a ``hand`` and the ``share`` of the board it covers."""
+    """Where something unexplained covers the board: the ``regions`` (booleans in
+    ``vision.strips.REGIONS`` order) under it, those only its margin reaches
+    (``margin``: the edges of fingers the change may have missed), whether it is a
+    ``hand`` and the ``share`` of the board it covers."""
 
-    points: tuple[bool, ...]
-    bar: bool
-    trays: tuple[bool, bool]
+    regions: np.ndarray
+    margin: np.ndarray
     hand: bool
     share: float
 
@@ -83,23 +87,24 @@ class Coverage:
             rim[fy0:fy1, tx0:int(round(m.tray("black")[2]))] = 0
         self.rim = rim.astype(bool)
         self.unit = s * s
-        self.point_masks = []
+        self.region_masks = []
         for n in range(1, 25):
             x, y, d = m.point_base(n)
             mask = np.zeros((h, w), np.uint8)
             y1 = y + d * m.point_length * s
             cv2.rectangle(mask, (int(x - 0.55 * m.point_width * s), int(min(y, y1))),
                           (int(x + 0.55 * m.point_width * s), int(max(y, y1))), 1, -1)
-            self.point_masks.append(mask.astype(bool))
+            self.region_masks.append(mask.astype(bool))
         bx0, by0, bx1, by1 = (int(round(v)) for v in m.bar)
         self.bar_mask = np.zeros((h, w), bool)
         self.bar_mask[by0:by1, bx0:bx1] = True
-        self.tray_masks = []
+        trays = {}
         for colour in ("white", "black"):
             x0, y0, x1, y1 = (int(round(v)) for v in m.tray(colour))
-            mask = np.zeros((h, w), bool)
-            mask[y0:y1, x0:x1] = True
-            self.tray_masks.append(mask)
+            trays[colour] = np.zeros((h, w), bool)
+            trays[colour][y0:y1, x0:x1] = True
+        for region in REGIONS[24:]:
+            self.region_masks.append(self.bar_mask if region[0] == "bar" else trays[region[1]])
         self._reference = self._structure(self.empty)
         band = cv2.dilate(self.rim.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         band |= cv2.dilate(self.bar_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
@@ -157,6 +162,7 @@ class Coverage:
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, self._disc)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         hand_mask = np.zeros(changed.shape, bool)
+        outlined_fingers = np.zeros(changed.shape, bool)
         hand = False
         edges = None
         # what changed on the table round the case, reaching toward the case: an arm
@@ -187,6 +193,7 @@ class Coverage:
                 reaching = np.count_nonzero(fingers) / self.model.ppd >= FINGERS
                 if reaching:
                     region = region | fingers
+                    outlined_fingers |= fingers
             if not (inside >= HAND_AREA or (on_rim >= RIM_AREA and on_field >= RIM_AREA) or reaching):
                 if inside < PART_AREA:
                     continue
@@ -200,13 +207,16 @@ class Coverage:
                     continue
             hand = True
             hand_mask |= region
+        none = np.zeros(len(REGIONS), bool)
         if not hand:
-            return Covered((False,) * len(self.point_masks), False, (False,) * len(self.tray_masks), False, 0.0)
-        hand_mask = cv2.dilate(hand_mask.astype(np.uint8), self._margin).astype(bool)
-        points = tuple(bool((hand_mask & m).any()) for m in self.point_masks)
-        bar = bool((hand_mask & self.bar_mask).any())
-        trays = tuple(bool((hand_mask & m).any()) for m in self.tray_masks)
-        return Covered(points, bar, trays, hand, float(hand_mask.mean()))
+            return Covered(none, none, False, 0.0)
+        hand_mask = hand_mask.astype(np.uint8)
+        margin = cv2.dilate(hand_mask, self._margin).astype(bool)
+        # fingers seen only by their outline surely reach as far as the margin
+        under_mask = hand_mask.astype(bool) | (margin & (cv2.dilate(outlined_fingers.astype(np.uint8), self._margin) > 0))
+        under = np.array([(under_mask & m).any() for m in self.region_masks])
+        near = np.array([(margin & m).any() for m in self.region_masks])
+        return Covered(under, near & ~under, hand, float(margin.mean()))
 
     def _fingers(self, region: np.ndarray, edges: np.ndarray) -> np.ndarray:
         """The new edges on the rim within ``FINGER_REACH`` of ``region``, off its own

@@ -4,7 +4,8 @@ The checker network counts every point, bar half and tray, and the counts are we
 together so that each side has all its checkers (``vision.checkers``). The frame is
 also straightened onto the canonical board: what neither the empty board nor the
 checkers counted, the dice and the cube explain (a hand, an arm) makes the regions
-under it covered, as do those the network sees a hand over; covered regions are read
+under it covered, and those in its margin unless the network plainly sees no hand
+there, as do those the network sees a hand over; covered regions are read
 as honest ranges and the frame is not settled; nor is it while anything moves against
 the previous frame.
 """
@@ -16,13 +17,13 @@ import numpy as np
 
 from vision.board_model import BoardModel
 from vision.calibration import Calibration
-from vision.checkers import HAND, SURE_HAND, CheckerCounter
+from vision.checkers import HAND, NO_HAND, SURE_HAND, CheckerCounter
 from vision.cube import BoardCube
 from vision.dice import BoardDice
 from vision.image_check import BRIGHTEST, DARKEST
 from vision.observation import CubeRead, DieRead, Observation, Occlusion
 from vision.occlusion import Coverage, Covered, explained_mask
-from vision.strips import BAR, REGIONS, TRAY, regions_at
+from vision.strips import regions_at
 
 CHECKERS = 15
 MOTION = 18.0           # grey change between frames that counts as motion
@@ -65,7 +66,8 @@ class BoardReader:
         placed, cube, cube_at = self._read_dice_and_cube(frame, canonical)
         things = [at for _, at in placed] + ([] if cube_at is None else [cube_at])
         covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2], things))
-        hidden = _regions(covered) | self._hands_seen(counts.hands, things)
+        margin = covered.margin & (counts.hands > NO_HAND)
+        hidden = covered.regions | margin | self._hands_seen(counts.hands, things)
         if covered.hand:
             counts = self.counter.weigh(counts.probabilities, counts.hands, hidden)
         points, bar, off = self.counter.observe(counts, hidden)
@@ -109,12 +111,3 @@ class BoardReader:
         cube, at = (None, None) if found is None else found
         return self._dice_reader.placed(frame, canonical, at), cube, at
 
-
-def _regions(covered: Covered) -> np.ndarray:
-    """The regions (``vision.strips.REGIONS`` order) a hand covers."""
-    out = np.zeros(len(REGIONS), bool)
-    out[:24] = covered.points
-    out[[BAR["white"], BAR["black"]]] = covered.bar
-    for side, hidden in zip(("white", "black"), covered.trays):
-        out[TRAY[side]] = hidden
-    return out
