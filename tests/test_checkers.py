@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.position import Position
-from vision.checkers import CLASSES, allowed_classes, count_class, joint, point_read, side_range
+from vision.checkers import CLASSES, allowed_classes, count_class, joint, point_read, position_classes, side_range
 from vision.observation import Observation
 from vision.strips import BAR, REGIONS, TRAY
 
@@ -117,3 +117,13 @@ def test_the_weighing_is_exact(free, where):
         return
     expected /= expected.sum(axis=1, keepdims=True)
     assert np.allclose(marginals[list(where)], expected, atol=1e-9)
+
+
+def test_a_position_gives_each_region_its_class():
+    """White's counts are classes 1..15, Black's 16..30, by region: points, bar halves, trays."""
+    position = Position.from_points({6: 5, 8: 3, 13: 4, 1: -2, 12: -5, 17: -3, 19: -4}, bar=(1, 1))
+    classes = position_classes(position)
+    assert classes[5] == 5 and classes[7] == 3 and classes[12] == 4
+    assert classes[0] == count_class(-2) == 17 and classes[11] == 20
+    assert classes[BAR["white"]] == 1 and classes[BAR["black"]] == 16
+    assert classes[TRAY["white"]] == 2 and classes[TRAY["black"]] == 0

@@ -6,7 +6,9 @@ and the board's proportions are fitted to the frame's edges (``vision.board_fit`
 A known position (the opening unless told otherwise) then says which way round the
 board lies: of the four mirror images of the fitted field, the one whose checker slots
 (spaced by the checkers measured on its rows) split best into the position's two
-colours and empty points, under a smooth light, wins. The opening is
+colours and empty points, under a smooth light, wins; of the fitted fields that show the
+position, the one through which the checker network reads the frame as the position
+(``CheckerCounter.misread``) is taken. The opening is
 symmetric across the board's long axis with the colours exchanged, so for it the
 lighter checkers are White unless told otherwise. Optional ArUco markers (DICT_4X4_50,
 ids 0..3 on the case's corners) help on difficult boards. With no position given and
@@ -44,6 +46,8 @@ PPD = 20.0              # canonical pixels per checker diameter for reading
 PATCH = 1.3             # side of a checker's learned appearance patch (D)
 COLOURS = ("white", "black")
 MARGIN = 0.8            # table shown round the case in the canonical view (D)
+FIELDS = 3              # fitted fields tried first, the best supported ...
+MORE_FIELDS = 8         # ... and in all when none of those reads the position
 FIT_LEVEL = 0.78        # layout score below which the frame does not show the position (a right
                         # field scores 0.87 or more, the wrong way round 0.68 at most)
 LOG_LIGHTNESS = 170.0   # lightness L (0..255) scores as 170 log(L + 42): same spread at mid-grey
@@ -496,25 +500,47 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
     """Calibrate from one frame showing ``position`` (the opening position by default).
 
     ``white`` says which checkers are White when the layout cannot tell: 'light' or 'dark'.
-    Raises CalibrationError when no board in the frame shows the position.
+    Of the fitted fields whose layout shows the position, the first through which the
+    checker network reads the frame as the position is taken; when none of the best
+    ``FIELDS`` does, ``MORE_FIELDS`` are fitted, and the one misreading fewest regions is
+    taken. Raises CalibrationError when no board in the frame shows the position.
     """
+    from vision.checkers import CheckerCounter
+
     _check_frame(frame)
     if white not in ("light", "dark"):
         raise ValueError(f"white must be 'light' or 'dark', got {white!r}")
     position = position or Position.initial()
-    fits = locate_fields(frame)
+    fits = locate_fields(frame, FIELDS)
     if not fits:
         raise CalibrationError("no backgammon board found in the frame")
-    # the best fitted field (they come best first) that shows the position
-    best = None
-    for fit in fits:
-        pose, score = orient(frame, fit.pose, position, white)
-        if score >= FIT_LEVEL:
-            break
-        if best is None or score > best:
-            best = score
-    else:
-        raise CalibrationError(f"the frame does not show the expected position on a board (fit {best:.2f})")
+    best_score = 0.0
+    best: tuple[int, Calibration] | None = None
+    tried: list[np.ndarray] = []
+    for keep in (FIELDS, MORE_FIELDS):
+        for fit in fits:
+            if any(np.abs(fit.pose.corners - t).max() < 3 for t in tried):
+                continue
+            tried.append(fit.pose.corners)
+            pose, score = orient(frame, fit.pose, position, white)
+            best_score = max(best_score, score)
+            if score < FIT_LEVEL:
+                continue
+            calibration = _calibration(frame, pose, position)
+            misread = CheckerCounter(calibration).misread(frame, position)
+            if misread == 0:
+                return calibration
+            if best is None or misread < best[0]:
+                best = (misread, calibration)
+        if keep == FIELDS:
+            fits = locate_fields(frame, MORE_FIELDS)
+    if best is None:
+        raise CalibrationError(f"the frame does not show the expected position on a board (fit {best_score:.2f})")
+    return best[1]
+
+
+def _calibration(frame: np.ndarray, pose: BoardPose, position: Position) -> Calibration:
+    """The calibration of a frame showing ``position`` on the field at ``pose``."""
     d_x, d_y = measure_checkers(frame, pose, position)
     model = model_from_shape(pose, d_x, d_y)
     model = replace(model, margin=MARGIN, **measure_case(frame, pose, model))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.position import BLACK, WHITE, Position
 from vision.calibration import Calibration
 from vision.nets import Network
 from vision.observation import PointRead
@@ -39,6 +40,13 @@ _BLACK_CLASSES = np.array([0] + [MOST + k for k in range(1, MOST + 1)])  # Black
 def count_class(signed: int) -> int:
     """The class of a signed count (+White, -Black)."""
     return signed if signed >= 0 else MOST - signed
+
+
+def position_classes(position: Position) -> np.ndarray:
+    """The class of every region (``REGIONS`` order) in ``position``."""
+    signed = list(position.points()) + [position.bar(WHITE), -position.bar(BLACK),
+                                        position.off(WHITE), -position.off(BLACK)]
+    return np.array([count_class(v) for v in signed])
 
 
 def allowed_classes(checkers: int) -> np.ndarray:
@@ -173,6 +181,14 @@ class CheckerCounter:
         if self.no_trays:
             unknown[[TRAY["white"], TRAY["black"]]] = True
         return Counts(probabilities, hands, joint(probabilities, unknown, self.checkers))
+
+    def misread(self, frame: np.ndarray, position: Position) -> int:
+        """How many regions of a BGR frame showing ``position`` read likeliest otherwise
+        (the trays of a board without them left out)."""
+        wrong = self.read(frame).marginals.argmax(axis=1) != position_classes(position)
+        if self.no_trays:
+            wrong[[TRAY["white"], TRAY["black"]]] = False
+        return int(wrong.sum())
 
     def observe(self, counts: Counts, covered: np.ndarray) -> tuple[list[PointRead], dict, dict]:
         """Points, bar and borne-off ranges of a frame's counts; ``covered`` regions are
