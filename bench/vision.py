@@ -145,11 +145,16 @@ def main() -> int:
                 print(f"seed {seed} {truth.style}: position wrong ({'settled' if obs.settled else 'unsettled'}; "
                       f"bar {obs.bar} off {obs.off} truth bar {truth.bar} off {truth.off}) {' '.join(wrong)}")
             read = sorted(d.value for d in obs.dice)
+            missed = []
             for d in truth.dice:
                 stats["dice"] += 1
                 if d.value in read:
                     read.remove(d.value)
                     stats["dice right"] += 1
+                else:
+                    missed.append(f"{d.value} ({'flat' if d.flat else 'cocked' if d.cocked else 'on a checker'})")
+            if missed and not args.quiet:
+                print(f"seed {seed} {truth.style}: dice {', '.join(missed)} not read; read {read or 'no other'}")
             if truth.cube is not None:
                 stats["cubes"] += 1
                 stats["cubes right"] += int(obs.cube is not None and obs.cube.value == truth.cube.face
