@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from vision.nets import Card, Network, NetworkError
+from vision.dice import DiceNet
+from vision.nets import CHUNK, Card, Network, NetworkError
 
 
 def test_a_missing_network_is_named(tmp_path):
@@ -51,3 +52,23 @@ def test_the_checker_network_reads_its_card_shape():
     assert out["covered"].shape == (2,) and ((0 <= out["covered"]) & (out["covered"] <= 1)).all()
     with pytest.raises(ValueError, match="reads batches of"):
         net(np.zeros((1, 3, 8, 8), np.float32))
+
+
+def test_a_batch_larger_than_a_chunk_reads_as_its_parts():
+    """However many inputs are read at once (a photo may give thousands of dice
+    candidates), the network runs a chunk at a time and each input reads as on its own."""
+    net = Network("dice")
+    batch = np.random.default_rng(0).normal(size=(CHUNK + 37, *net.card.shape)).astype(np.float32)
+    whole = net(batch)
+    for name, value in whole.items():
+        assert value.shape[0] == CHUNK + 37
+        assert np.allclose(value, np.concatenate([net(batch[:100])[name], net(batch[100:])[name]]), atol=1e-5)
+
+
+def test_dice_read_in_every_view_in_chunks_read_as_one_by_one():
+    patches = list(np.random.default_rng(1).integers(0, 256, size=(CHUNK // 8 + 5, 40, 40, 3), dtype=np.uint8))
+    face, rest = DiceNet("dice_photo")(patches, views=8)
+    assert face.shape == (len(patches), 7) and rest.shape == (len(patches), 3)
+    for i in (0, CHUNK // 8, len(patches) - 1):
+        alone, _ = DiceNet("dice_photo")([patches[i]], views=8)
+        assert np.allclose(face[i], alone[0], atol=1e-5)

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.board_fit import Lens
 from vision.board_model import BoardModel
-from vision.nets import Network
+from vision.nets import CHUNK, Network
 from vision.observation import DieRead
 
 PATCH = 40              # side of the patch a network reads, pixels
@@ -92,14 +92,18 @@ class DiceNet:
         face is the same face turned or mirrored)."""
         if not patches:
             return np.zeros((0, 7), np.float32), np.zeros((0, 3), np.float32)
-        if views > 1:
-            patches = [np.ascontiguousarray(np.rot90(q, k)) for p in patches for q in (p, p[:, ::-1])
-                       for k in range(views // 2)]
-        out = self.net(net_input(patches))
-        face = out["face"].reshape(-1, views, 7).mean(axis=1)
-        rest = out["rest"].reshape(-1, views, 3).mean(axis=1) if "rest" in out else \
-            np.tile(np.float32([1, 0, 0]), (len(face), 1))
-        return face, rest
+        faces, rests = [], []
+        step = max(CHUNK // views, 1)       # a photo may give thousands of candidates: memory stays bounded
+        for start in range(0, len(patches), step):
+            part = patches[start:start + step]
+            if views > 1:
+                part = [np.ascontiguousarray(np.rot90(q, k)) for p in part for q in (p, p[:, ::-1])
+                        for k in range(views // 2)]
+            out = self.net(net_input(part))
+            faces.append(out["face"].reshape(-1, views, 7).mean(axis=1))
+            rests.append(out["rest"].reshape(-1, views, 3).mean(axis=1) if "rest" in out else
+                         np.tile(np.float32([1, 0, 0]), (len(faces[-1]), 1)))
+        return np.concatenate(faces), np.concatenate(rests)
 
     def dice(self, patches: list[np.ndarray], centres, apart: float, views: int = 1) -> list[Seen]:
         """The dice in patches cut around ``centres``, surest first: patches nearer than

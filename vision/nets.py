@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 MODELS = Path(__file__).resolve().parent / "models"
+CHUNK = 512     # inputs run through a network at once: memory stays bounded however many are read
 
 
 class NetworkError(RuntimeError):
@@ -95,7 +96,7 @@ class Network:
 
     def __call__(self, batch: np.ndarray) -> dict[str, np.ndarray]:
         """Probabilities for a float32 batch (N, channels, height, width): per softmax
-        output (N, classes), per sigmoid output (N,)."""
+        output (N, classes), per sigmoid output (N,); run ``CHUNK`` inputs at a time."""
         batch = np.ascontiguousarray(batch, np.float32)
         if batch.ndim != 4 or tuple(batch.shape[1:]) != self.card.shape:
             raise ValueError(f"network {self.card.name} reads batches of {self.card.shape}, "
@@ -103,11 +104,14 @@ class Network:
         if not len(batch):
             return {o.name: np.zeros((0, o.classes) if o.kind == "softmax" else (0,), np.float32)
                     for o in self.card.outputs}
-        self._net.setInput(batch)
-        scores = self._net.forward(self._names)
+        parts = []
+        for start in range(0, len(batch), CHUNK):
+            self._net.setInput(batch[start:start + CHUNK])
+            parts.append([np.asarray(s, np.float64).reshape(len(batch[start:start + CHUNK]), -1)
+                          for s in self._net.forward(self._names)])
         out = {}
-        for o, s in zip(self.card.outputs, scores):
-            s = np.asarray(s, np.float64).reshape(len(batch), -1) / o.temperature
+        for k, o in enumerate(self.card.outputs):
+            s = np.concatenate([part[k] for part in parts]) / o.temperature
             if o.kind == "softmax":
                 s = np.exp(s - s.max(axis=1, keepdims=True))
                 out[o.name] = (s / s.sum(axis=1, keepdims=True)).astype(np.float32)
