@@ -517,7 +517,9 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
     best_score = 0.0
     best: tuple[int, Calibration] | None = None
     tried: list[np.ndarray] = []
-    for keep in (FIELDS, MORE_FIELDS):
+    for more in (False, True):
+        if more:
+            fits = locate_fields(frame, MORE_FIELDS)
         for fit in fits:
             if any(np.abs(fit.pose.corners - t).max() < 3 for t in tried):
                 continue
@@ -532,8 +534,6 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
                 return calibration
             if best is None or misread < best[0]:
                 best = (misread, calibration)
-        if keep == FIELDS:
-            fits = locate_fields(frame, MORE_FIELDS)
     if best is None:
         raise CalibrationError(f"the frame does not show the expected position on a board (fit {best_score:.2f})")
     return best[1]

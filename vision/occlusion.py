@@ -212,8 +212,10 @@ class Coverage:
             return Covered(none, none, False, 0.0)
         hand_mask = hand_mask.astype(np.uint8)
         margin = cv2.dilate(hand_mask, self._margin).astype(bool)
-        # fingers seen only by their outline surely reach as far as the margin
-        under_mask = hand_mask.astype(bool) | (margin & (cv2.dilate(outlined_fingers.astype(np.uint8), self._margin) > 0))
+        under_mask = hand_mask.astype(bool)
+        if outlined_fingers.any():
+            # fingers seen only by their outline surely reach as far as the margin
+            under_mask |= margin & (cv2.dilate(outlined_fingers.astype(np.uint8), self._margin) > 0)
         under = np.array([(under_mask & m).any() for m in self.region_masks])
         near = np.array([(margin & m).any() for m in self.region_masks])
         return Covered(under, near & ~under, hand, float(margin.mean()))

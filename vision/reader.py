@@ -22,7 +22,7 @@ from vision.cube import BoardCube
 from vision.dice import BoardDice
 from vision.image_check import BRIGHTEST, DARKEST
 from vision.observation import CubeRead, DieRead, Observation, Occlusion
-from vision.occlusion import Coverage, Covered, explained_mask
+from vision.occlusion import Coverage, explained_mask
 from vision.strips import regions_at
 
 CHECKERS = 15
