@@ -106,9 +106,9 @@ class Network:
                     for o in self.card.outputs}
         parts = []
         for start in range(0, len(batch), CHUNK):
-            self._net.setInput(batch[start:start + CHUNK])
-            parts.append([np.asarray(s, np.float64).reshape(len(batch[start:start + CHUNK]), -1)
-                          for s in self._net.forward(self._names)])
+            chunk = batch[start:start + CHUNK]
+            self._net.setInput(chunk)
+            parts.append([np.asarray(s, np.float64).reshape(len(chunk), -1) for s in self._net.forward(self._names)])
         out = {}
         for k, o in enumerate(self.card.outputs):
             s = np.concatenate([part[k] for part in parts]) / o.temperature

@@ -210,9 +210,8 @@ class Coverage:
         none = np.zeros(len(REGIONS), bool)
         if not hand:
             return Covered(none, none, False, 0.0)
-        hand_mask = hand_mask.astype(np.uint8)
-        margin = cv2.dilate(hand_mask, self._margin).astype(bool)
-        under_mask = hand_mask.astype(bool)
+        margin = cv2.dilate(hand_mask.astype(np.uint8), self._margin).astype(bool)
+        under_mask = hand_mask
         if outlined_fingers.any():
             # fingers seen only by their outline surely reach as far as the margin
             under_mask |= margin & (cv2.dilate(outlined_fingers.astype(np.uint8), self._margin) > 0)
