@@ -17,7 +17,7 @@ from hardware.sim.scene import BOARD_BUILDS
 from vision.board_fit import Lens
 from vision.board_model import ROW
 from vision.calibration import Calibration, CalibrationError, calibrate, layout_masks, layout_score
-from vision.checkers import CheckerCounter
+from vision.checkers import CLASSES, CheckerCounter, count_class, position_classes
 from vision.observation import DieRead, Observation, PointRead
 from vision.occlusion import FINGERS, Coverage
 from vision.reader import BoardReader
@@ -383,3 +383,23 @@ def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tourna
     seen = reader._hands_seen(hands, [die, cube])
     assert list(np.flatnonzero(seen)) == [3, 9]               # the die and the cube explain theirs
     assert list(np.flatnonzero(reader._hands_seen(hands, []))) == [2, 3, 9, BAR["white"]]
+
+
+def test_a_region_whose_hand_a_die_explains_is_counted(tournament):
+    """The network is unsure of a hand over point 3 (0.6), where a die lies: once the die
+    explains it, the point is counted from what the network reads there, not as a point a
+    hand may hide anything under (the opening, but for a little doubt that two of White's
+    six-point checkers are on point 3)."""
+    _, _, cal = tournament
+    counter = CheckerCounter(cal)
+    probabilities = np.full((len(REGIONS), CLASSES), 1e-6)
+    probabilities[np.arange(len(REGIONS)), position_classes(Position.initial())] = 1.0
+    probabilities[5, count_class(3)] = 0.02
+    probabilities[2, count_class(2)] = 0.02
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    hands = np.zeros(len(REGIONS))
+    hands[2] = 0.6
+    unsure = counter.weigh(probabilities, hands)
+    assert unsure.marginals[2, count_class(2)] > 0.002      # a hand may hide two there: a range
+    explained = counter.weigh(probabilities, hands, np.zeros(len(REGIONS), bool))
+    assert explained.marginals[2].argmax() == 0 and explained.marginals[2, count_class(2)] < 0.002

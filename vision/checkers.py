@@ -173,11 +173,9 @@ class CheckerCounter:
         return self.weigh(out["counts"], out["covered"])
 
     def weigh(self, probabilities: np.ndarray, hands: np.ndarray, covered: np.ndarray | None = None) -> Counts:
-        """The network's reading weighed together, ``covered`` regions (booleans) unknown
-        besides those it sees a hand over."""
-        unknown = hands > HAND
-        if covered is not None:
-            unknown = unknown | covered
+        """The network's reading weighed together, the ``covered`` regions (booleans; by
+        default those it sees a hand over) unknown."""
+        unknown = (hands > HAND) if covered is None else covered.copy()
         if self.no_trays:
             unknown[[TRAY["white"], TRAY["black"]]] = True
         return Counts(probabilities, hands, joint(probabilities, unknown, self.checkers))

@@ -68,7 +68,7 @@ class BoardReader:
         covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2], things))
         margin = covered.margin & (counts.hands > NO_HAND)
         hidden = covered.regions | margin | self._hands_seen(counts.hands, things)
-        if covered.hand:
+        if (hidden != (counts.hands > HAND)).any():
             counts = self.counter.weigh(counts.probabilities, counts.hands, hidden)
         points, bar, off = self.counter.observe(counts, hidden)
         dice = [die for die, _ in placed]
