@@ -10,7 +10,8 @@ Rendered boards (seeds from 300000 on were never used while tuning): every frame
 a style, home corner, camera, light, sensor and board build, a position reached by
 random play, two dice (flat, cocked against a checker or lying on one) and the cube
 (any face, any side, or none), and is read through a perfect calibration (the
-renderer's own camera), so the figures are the dice and cube readers' alone. A die is
+renderer's own camera) with the checkers' true counts (where two checkers of a row meet
+is no pip), so the figures are the dice and cube readers' alone. A die is
 right when its value and half are; its rest (flat, cocked, on a checker) is counted
 apart, and so are the dice the referee would get wrong by it: a cocked die or one on a
 checker read flat (a roll let stand that must be rolled again) and a flat die read not
@@ -46,7 +47,7 @@ from engine.position import Position  # noqa: E402
 from hardware.sim.render_sequence import random_position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, Cube, Die, render  # noqa: E402
 from training.dice import held_out_photos  # noqa: E402
-from training.truth import EMPTY, TruthBoard, matched  # noqa: E402
+from training.truth import EMPTY, TruthBoard, matched, region_counts  # noqa: E402
 from vision.dice import find_dice  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "dice"
@@ -181,7 +182,7 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
         t0 = time.process_time()        # as the board reader does: the cube first, then the dice
         located = cube_reader.locate(frame, view)
         t1 = time.process_time()
-        reads = reader.read(frame, view, None if located is None else located[1])
+        reads = reader.read(frame, view, None if located is None else located[1], region_counts(truth))
         t2 = time.process_time()
         cube_read = None if located is None else located[0]
         cube_ms.append((t1 - t0) * 1000)
@@ -211,6 +212,11 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
                       f"{None if r is None else (r.value, r.half, r.flat, r.on_checker)}")
         if truth.settled:
             counts["extra"] += len(reads) - sum(r is not None for _, r in pairs)
+            if verbose:
+                for r in reads:
+                    if all(r is not q for _, q in pairs):
+                        print(f"seed {seed} {style} {home}: a die read where none lies: {r.value} at {r.box} "
+                              f"({r.confidence:.2f})")
         if truth.cube is None:
             counts["no cube"] += 1
             counts["no cube right"] += int(cube_read is None)

@@ -43,7 +43,7 @@ from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import DICE_COLOURS, STYLES, Conditions, Cube, Die, board_renderer, render
 from hardware.sim.scene import DIE_SIZE
-from training.truth import EMPTY, TruthBoard
+from training.truth import EMPTY, TruthBoard, region_counts
 from vision.dice import (DIE_PX, FLAT, IS_DIE, PATCH, PHOTO_DIE_PX, RESTS, BoardDice, frame_patches,
                          net_input, photo_candidates, photo_patch_transform, photo_scaled, read_patch)
 
@@ -175,7 +175,7 @@ def table_patches(seed: int, frames: int, rng: np.random.Generator) -> tuple[lis
                 patch = frame_patches(frame, reader.to_frame, [p], reader.die_side, DIE_PX, [angle], [scale])[0]
                 add(patch, *(lab if d < NEAR else (0, NO_REST)))
 
-        for p in reader.candidates(view):
+        for p in reader.candidates(view, rows=region_counts(truth)):
             label(p)
         for c in centres:
             for _ in range(3):

@@ -66,6 +66,13 @@ class TruthBoard:
         return BoardCube(self.model, self.to_frame)
 
 
+def region_counts(truth: FrameTruth) -> np.ndarray:
+    """The checkers in every region (``vision.strips.REGIONS`` order) of a rendered frame:
+    what the board reader's checker counts tell its dice reader."""
+    return np.array([abs(n) for n in truth.points] + [truth.bar["white"], truth.bar["black"],
+                                                      truth.off["white"], truth.off["black"]])
+
+
 def matched(reads, truths):
     """Each true die with the read whose box holds its centre (or None); pairs are made
     nearest box centre first, so two dice side by side each get their own read."""

@@ -28,9 +28,10 @@ import cv2
 import numpy as np
 
 from vision.board_fit import Lens
-from vision.board_model import BoardModel
+from vision.board_model import ROW, BoardModel
 from vision.nets import CHUNK, Network
 from vision.observation import DieRead
+from vision.strips import region_axes
 
 PATCH = 40              # side of the patch a network reads, pixels
 DIE_PX = 14.0           # a die's side in the board network's patch (room for the checker it may lie on)
@@ -42,6 +43,8 @@ FLAT = 0.2              # a die is read flat unless the chance that it lies flat
 SAME_DIE = 0.9          # dice seen nearer than this (die sides) on a board are one die (dice side by side are a
                         # footprint apart)
 PHOTO_SAME_DIE = 0.8    # ... in a photo (where dice differ in size)
+SAME_FACE = 1.3         # a die read on a board this near (die sides) a surer one showing the same face is that one
+                        # seen off its middle (a die and its shadow make a longer blob)
 
 
 @dataclass(frozen=True)
@@ -117,10 +120,12 @@ class DiceNet:
         for i in np.argsort(-die):
             if not free[i]:
                 continue
-            same = free & (np.hypot(pts[:, 0] - pts[i, 0], pts[:, 1] - pts[i, 1]) < apart)
+            off = np.hypot(pts[:, 0] - pts[i, 0], pts[:, 1] - pts[i, 1])
+            same = free & (off < apart)
             free &= ~same
-            w = die[same]
-            values = face[same, 1:].sum(axis=0) / w.sum()
+            near = 1 - off[same] / apart
+            w = near * die[same]
+            values = (near[:, None] * face[same, 1:]).sum(axis=0) / w.sum()
             v = int(np.argmax(values))
             centre = (w[:, None] * pts[same]).sum(axis=0) / w.sum()
             rests = (w[:, None] * rest[same]).sum(axis=0) / w.sum()
@@ -335,6 +340,10 @@ DIE_SIDE = 0.45         # a die's side in checker diameters
 CUBE_CLEAR = 0.55       # no die's top face lies this near the cube's (checker diameters, either way)
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
 BOX = 1.6               # a read die's box around its middle, in die sides (room for its sides in view)
+GAP_ACROSS = 0.5        # half-width (diameters) across a row of the gaps where two of its checkers (or the first
+                        # and the point's base) meet
+GAP_ALONG = 0.2         # ... and their half-width along it
+GAP_SPOTS = 0.4         # weight of a spot in such a gap: the field between two rims looks like a pip
 
 
 ToFrame = Callable[[np.ndarray], np.ndarray]     # canonical pixels (N x 2) to frame pixels (N x 2)
@@ -435,26 +444,30 @@ class BoardDice:
         self._mirrored = is_mirrored(to_frame, model)     # then the players' right hands swap
         self._nadir: dict[tuple[int, int], tuple[float, float]] = {}     # per frame size
         self._net: DiceNet | None = None
+        self._meets = [self._meeting_places(number) for number in range(1, 25)]
 
-    def read(self, frame: np.ndarray, canonical: np.ndarray,
-             cube: tuple[float, float] | None = None) -> list[DieRead]:
+    def read(self, frame: np.ndarray, canonical: np.ndarray, cube: tuple[float, float] | None = None,
+             rows: np.ndarray | None = None) -> list[DieRead]:
         """The dice lying on the playing surface of ``frame`` (``canonical`` is its board view;
         ``cube`` the canonical centre of the doubling cube's top face, if read: no die lies
-        there). Where reads overlap, the surest stands."""
-        return [die for die, _ in self.placed(frame, canonical, cube)]
+        there; ``rows`` each region's largest possible count, ``vision.strips.REGIONS``
+        order, where known: it tells where checkers of a row meet). Where reads overlap,
+        the surest stands."""
+        return [die for die, _ in self.placed(frame, canonical, cube, rows)]
 
-    def placed(self, frame: np.ndarray, canonical: np.ndarray,
-               cube: tuple[float, float] | None = None) -> list[tuple[DieRead, tuple[float, float]]]:
+    def placed(self, frame: np.ndarray, canonical: np.ndarray, cube: tuple[float, float] | None = None,
+               rows: np.ndarray | None = None) -> list[tuple[DieRead, tuple[float, float]]]:
         """The dice ``read`` finds, each with the canonical centre of its top face."""
-        clear = CUBE_CLEAR * self.model.ppd
-        candidates = [c for c in self.candidates(canonical)
-                      if cube is None or max(abs(c[0] - cube[0]), abs(c[1] - cube[1])) >= clear]
+        candidates = self.candidates(canonical, cube, rows)
         if self._net is None:
             self._net = DiceNet()
         patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX,
                                 self.upright(candidates, (frame.shape[1], frame.shape[0])))
         out: list[tuple[DieRead, tuple[float, float]]] = []
         for seen in self._net.dice(patches, candidates, SAME_DIE * self.die_side):
+            if any(die.value == seen.value and np.hypot(at[0] - seen.centre[0], at[1] - seen.centre[1])
+                   < SAME_FACE * self.die_side for die, at in out):
+                continue
             flat, cocked, on_checker = seen.rests
             rest = "flat" if flat >= FLAT else "cocked" if cocked > on_checker else "on_checker"
             cx, cy = seen.centre
@@ -472,14 +485,19 @@ class BoardDice:
         nx, ny = self._nadir[frame_size]
         return [float(np.degrees(np.arctan2(nx - x, y - ny))) for x, y in centres]
 
-    def candidates(self, canonical: np.ndarray) -> list[tuple[float, float]]:
-        """Canonical points where a die may lie.
+    def candidates(self, canonical: np.ndarray, cube: tuple[float, float] | None = None,
+                   rows: np.ndarray | None = None) -> list[tuple[float, float]]:
+        """Canonical points where a die may lie, none within ``CUBE_CLEAR`` of the ``cube``
+        read there; ``rows`` as in ``placed``.
 
         Something lies where the colour departs from the empty board (darkening counts
         less: shadows); an opening by a disc narrower than a checker keeps the checkers
         and drops dice, so the die-sized remains are candidates, and so are spots inside
         the checkers whose colour is neither the board's nor a checker's, and crowds of
-        new pip-like spots (a white die on a light point shows little but its pips)."""
+        new pip-like spots (a white die on a light point shows little but its pips), and
+        the strongest lone spots (a one's single pip crowds nothing), all ranked by their
+        strongest spot. The field seen in the gaps where two checkers of a row meet looks
+        like a pip too: spots there count less as lone spots and in the ranking."""
         lab = _lab(cv2.resize(canonical, self._small, interpolation=cv2.INTER_LINEAR))
         diff = lab - self.empty_lab
         light = diff[..., 0]
@@ -498,28 +516,58 @@ class BoardDice:
         found = [(2 * x + 0.5, 2 * y + 0.5) for x, y in found]
         spots = cv2.subtract(_spots(canonical), self.empty_spots)
         spots[self._surface == 0] = 0
-        found += self._crowded(spots)
+        peaks = (spots > SPOT) & (spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8)))
+        found += self._crowded(spots * peaks)
+        if rows is not None:
+            cv2.multiply(spots, self._gap_weights(rows), dst=spots)
+        found += _apart(spots, peaks, 0.8 * self._square.shape[0], CROWDS)
         # ranked by the strongest new pip-like spot in a die-sized square around them (a
         # one has a single pip, as strong as any)
         strongest = cv2.dilate(spots, self._square)
         h, w = strongest.shape
         score = [float(strongest[min(max(int(y), 0), h - 1), min(max(int(x), 0), w - 1)]) for x, y in found]
+        clear = CUBE_CLEAR * self.model.ppd
         ranked: list[tuple[float, float]] = []
         for i in np.argsort(score)[::-1]:
             if score[i] <= FAINT * max(score) or len(ranked) == CANDIDATES:     # (next to) no pip-like spot
                 break
             p = found[i]
+            if cube is not None and max(abs(p[0] - cube[0]), abs(p[1] - cube[1])) < clear:
+                continue
             if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.3 * self.die_side for q in ranked):
                 ranked.append(p)
         return ranked
 
-    def _crowded(self, spots: np.ndarray) -> list[tuple[float, float]]:
-        """Where new pip-like spots crowd into a die-sized square, the strongest crowds first,
-        each at its spots' middle: the squares holding the same spots tie, and the tie goes
-        to the square nearest their middle (else a lone die's crowd was a square of ties,
-        all but a few of them dropped among the strongest crowds' ties, and the die missed)."""
-        peaks = cv2.threshold(spots, SPOT, 0, cv2.THRESH_TOZERO)[1]
-        peaks *= spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8))
+    def _meeting_places(self, number: int) -> list[np.ndarray]:
+        """The bands across point ``number`` where two checkers of its row meet, or its first
+        checker and the point's base, every half diameter from the base (canonical polygons)."""
+        base, along, across = region_axes(self.model, number)
+        s = self.model.ppd
+        out = []
+        for a in np.arange(2 * ROW + 1) / 2:
+            middle = base + along * a * s
+            corners = [middle + (along * u * GAP_ALONG + across * v * GAP_ACROSS) * s
+                       for u, v in ((-1, -1), (-1, 1), (1, 1), (1, -1))]
+            out.append(np.round(corners).astype(np.int32))
+        return out
+
+    def _gap_weights(self, rows: np.ndarray) -> np.ndarray:
+        """The weight of a spot at each canonical pixel: ``GAP_SPOTS`` where the field shows
+        between the rims of checkers of a row that meet (``rows`` as in ``placed``; every
+        half diameter along a pile), else 1."""
+        weights = np.ones(self._surface.shape, np.float32)
+        bands = [band for meets, count in zip(self._meets, rows) if count > 0
+                 for band in (meets[0:2 * int(count):2] if count <= ROW else meets)]
+        for band in bands:
+            cv2.fillConvexPoly(weights, band, GAP_SPOTS)
+        return weights
+
+    def _crowded(self, peaks: np.ndarray) -> list[tuple[float, float]]:
+        """Where new pip-like spots (``peaks``: their strengths where they peak, else 0) crowd
+        into a die-sized square, the strongest crowds first, each at its spots' middle: the
+        squares holding the same spots tie, and the tie goes to the square nearest their
+        middle (else a lone die's crowd was a square of ties, all but a few of them dropped
+        among the strongest crowds' ties, and the die missed)."""
         k = self._square.shape[0]
         crowd = cv2.boxFilter(peaks, -1, (k, k), normalize=False)
         crowd += 1e-3 * cv2.GaussianBlur(peaks, (0, 0), k / 4)
