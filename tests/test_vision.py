@@ -403,3 +403,21 @@ def test_a_region_whose_hand_a_die_explains_is_counted(tournament):
     assert unsure.marginals[2, count_class(2)] > 0.002      # a hand may hide two there: a range
     explained = counter.weigh(probabilities, hands, np.zeros(len(REGIONS), bool))
     assert explained.marginals[2].argmax() == 0 and explained.marginals[2, count_class(2)] < 0.002
+
+
+def test_a_card_against_the_case_over_the_rim_hides_nothing(tournament):
+    """A score card set down against the case, over the outer part of the rim: nothing
+    read lies under it or within its margin, so it is no hand (a referee would otherwise
+    wait for ever); the same card pushed onto the field is one."""
+    _, _, cal = tournament
+    coverage = Coverage(cal)
+    m, s = cal.model, cal.model.ppd
+    empty = cv2.cvtColor(cal.empty, cv2.COLOR_BGR2LAB).astype(np.float32)
+    explained = np.zeros(empty.shape[:2], np.uint8)
+    x0, y1 = int(m.field[0] + 3 * s), int(round(m.corners()[2][1]))
+    for top, hand in ((y1 - 0.22 * s, False), (m.field[3] - 0.3 * s, True)):
+        frame = empty.copy()
+        frame[int(top):y1 + int(s), x0:x0 + int(4 * s)] = (95.0, 0.0, 0.0)      # a white card
+        covered = coverage.find(frame, explained)
+        assert covered.hand == hand
+        assert covered.regions.any() == hand

@@ -7,8 +7,9 @@ leave connected regions; one larger than ``HAND_AREA`` square diameters, or any 
 crosses the case's rim onto the field (an arm reaches in over it; a cup or a card put
 down beside the case changes the table and perhaps the rim, never the field), is a
 hand; so is an arm on the table whose fingers, too like the rim to change it, show
-their outline on the rim, joined to the arm (``FINGERS``). Every point, the bar and
-the trays under such a region are covered (read only as honest ranges, and the frame
+their outline on the rim, joined to the arm (``FINGERS``); none is a hand where
+neither it nor its margin reaches anything read (a hand resting on the rim, a cup set
+against the case). Every point, the bar and the trays under such a region are covered (read only as honest ranges, and the frame
 is not settled); those only within ``HAND_MARGIN`` of it are in its margin, where the
 edges of fingers the change missed may lie (the reader leaves those seen where the
 checker network plainly sees no hand); fingers found by their outline alone cover their
@@ -129,6 +130,8 @@ class Coverage:
         self._finger_reach = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
         margin = int(HAND_MARGIN * s) | 1
         self._margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (margin, margin))
+        readable = np.any(self.region_masks, axis=0).astype(np.uint8)
+        self._near_readable = cv2.dilate(readable, self._margin).astype(bool)
 
     # -------------------------------------------------------------- the camera
     @staticmethod
@@ -205,6 +208,8 @@ class Coverage:
                 at_edge = bool((region & self.edge_band).any())
                 if outline / self.model.ppd < OUTLINE and not at_edge:
                     continue
+            if not (region & self._near_readable).any():
+                continue        # on the rim and the table only: it hides nothing read (a cup set against the case)
             hand = True
             hand_mask |= region
         none = np.zeros(len(REGIONS), bool)
