@@ -405,8 +405,8 @@ def augment(x: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.n
 def build(heads: dict[str, int], fine: bool = False):
     """The network: a few small convolutions, then one linear head per entry of ``heads``
     (name: classes); ``forward`` returns their scores in order. The first convolution
-    reads the patch at half scale, or with ``fine`` two read it whole (slower, and more
-    sure of small pips)."""
+    reads the patch at half scale, or with ``fine`` two wider ones read it whole (slower,
+    and surer of small, blurred pips: the photos' dice)."""
     import torch
     from torch import nn
 
@@ -414,16 +414,17 @@ def build(heads: dict[str, int], fine: bool = False):
         return nn.Sequential(nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU())
 
     if fine:
-        layers = [block(3, 16), block(16, 16), nn.MaxPool2d(2), block(16, 32), nn.MaxPool2d(2), block(32, 48),
-                  nn.MaxPool2d(2), block(48, 64)]
+        layers = [block(3, 24), block(24, 24), nn.MaxPool2d(2), block(24, 48), block(48, 48), nn.MaxPool2d(2),
+                  block(48, 64), nn.MaxPool2d(2), block(64, 96)]
     else:
         layers = [block(3, 16, 2), block(16, 24), nn.MaxPool2d(2), block(24, 32), nn.MaxPool2d(2), block(32, 64)]
+    width = layers[-1][0].out_channels
 
     class PatchNet(nn.Module):
         def __init__(self):
             super().__init__()
             self.features = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
-            self.heads = nn.ModuleList(nn.Linear(64, n) for n in heads.values())
+            self.heads = nn.ModuleList(nn.Linear(width, n) for n in heads.values())
 
         def forward(self, x: torch.Tensor):
             h = self.features(x)
