@@ -43,6 +43,9 @@ FLAT = 0.2              # a die is read flat unless the chance that it lies flat
 SAME_DIE = 0.9          # dice seen nearer than this (die sides) on a board are one die (dice side by side are a
                         # footprint apart)
 PHOTO_SAME_DIE = 0.8    # ... in a photo (where dice differ in size)
+PHOTO_MIXED = 0.6       # ... but patches reading another face only nearer than this (beyond: a die touching it)
+NEIGHBOUR = 0.7         # a die read nearer than this (die sides) to a surer one in a photo, and less sure than
+NEIGHBOUR_SURE = 0.8    # this, is that one seen off its middle
 SAME_FACE = 1.3         # a die read on a board this near (die sides) a surer one showing the same face is that one
                         # seen off its middle (a die and its shadow make a longer blob)
 
@@ -108,12 +111,16 @@ class DiceNet:
                          np.tile(np.float32([1, 0, 0]), (len(faces[-1]), 1)))
         return np.concatenate(faces), np.concatenate(rests)
 
-    def dice(self, patches: list[np.ndarray], centres, apart: float, views: int = 1) -> list[Seen]:
+    def dice(self, patches: list[np.ndarray], centres, apart: float, views: int = 1,
+             mixed: float | None = None) -> list[Seen]:
         """The dice in patches cut around ``centres``, surest first: patches nearer than
-        ``apart`` to a surer one that shows a die show the same die, and their reads are
-        pooled (the chance of each value given a die, weighted by the chance of a die)."""
+        ``apart`` to a surer one that shows a die show the same die (those reading another
+        face only nearer than ``mixed``, if given: beyond, they show a neighbour touching
+        it), and their reads are pooled: the chance of each value given a die, weighted by
+        the chance of a die and by nearness to the surest patch."""
         face, rest = self(patches, views)
         die = 1 - face[:, 0]
+        own = face[:, 1:].argmax(axis=1)
         pts = np.asarray(centres, np.float64).reshape(-1, 2)
         free = die >= IS_DIE
         out: list[Seen] = []
@@ -122,6 +129,8 @@ class DiceNet:
                 continue
             off = np.hypot(pts[:, 0] - pts[i, 0], pts[:, 1] - pts[i, 1])
             same = free & (off < apart)
+            if mixed is not None:
+                same &= (own == own[i]) | (off < mixed)
             free &= ~same
             near = 1 - off[same] / apart
             w = near * die[same]
@@ -241,7 +250,9 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
               net: DiceNet | None = None) -> list[Die]:
     """Every die in ``image`` (BGR uint8), optionally only inside ``region`` (mask): each of
     ``photo_candidates`` read by the photos' network on a patch of the image scaled so
-    that a typical die is ``PHOTO_DIE_PX`` wide; where reads overlap, the surest stands."""
+    that a typical die is ``PHOTO_DIE_PX`` wide; where reads overlap, the surest stands.
+    In a cluster, patches off a die's middle that read another face show a die touching
+    it (a die of its own), and an unsure die read beside a surer one is that one."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_dice needs a BGR colour image")
     candidates, die_size = photo_candidates(image, region, die_size)
@@ -250,8 +261,12 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
     small, scale = photo_scaled(image, die_size)
     patches = [read_patch(small, photo_patch_transform(c, scale)) for c in candidates]
     dice: list[Die] = []
-    for seen in (net or _net()).dice(patches, [c[:2] for c in candidates], PHOTO_SAME_DIE * die_size, PHOTO_VIEWS):
+    for seen in (net or _net()).dice(patches, [c[:2] for c in candidates], PHOTO_SAME_DIE * die_size, PHOTO_VIEWS,
+                                     PHOTO_MIXED * die_size):
         (cx, cy), side = seen.centre, candidates[seen.best][2]
+        if seen.confidence < NEIGHBOUR_SURE and any(
+                np.hypot(cx - d.centre[0], cy - d.centre[1]) < NEIGHBOUR * die_size for d in dice):
+            continue
         x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
         dice.append(Die(seen.value, (x0, y0, int(round(side)), int(round(side))), candidates[seen.best][3],
                         seen.confidence, seen.centre))
