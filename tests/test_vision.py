@@ -11,8 +11,8 @@ import pytest
 from controller.cli import main
 from engine.position import WHITE, Position
 from hardware.sim.render_optics import CameraPose, Lighting, Sensor
-from hardware.sim.render_sequence import random_position
-from hardware.sim.renderer import Conditions, Hand, render
+from hardware.sim.render_sequence import TableCamera, random_position
+from hardware.sim.renderer import Conditions, Cube, Die, Hand, Scene, render
 from hardware.sim.scene import BOARD_BUILDS
 from vision.board_fit import Lens
 from vision.board_model import ROW
@@ -421,3 +421,23 @@ def test_a_card_against_the_case_over_the_rim_hides_nothing(tournament):
         covered = coverage.find(frame, explained)
         assert covered.hand == hand
         assert covered.regions.any() == hand
+
+
+def test_a_flat_one_seen_from_the_side_at_the_frame_edge_is_flat():
+    """A flat one near the top edge of a tilted camera's frame shows two of its sides; a
+    patch cut at its pip reads it leaning, one cut at its middle reads it flat. The die's
+    middle (its footprint's remains) is read first, so it is flat: a cocked die would
+    have the referee call "roll again" on a legal roll (a table at the referee bench,
+    1 min 33 s into its first match)."""
+    camera = TableCamera(style="classic", seed=7, fps=15.0, size=(1280, 720), difficulty=0.5)
+
+    def frame_of(scene: Scene) -> np.ndarray:
+        return camera.renderer.render_scene(scene, camera.conditions, camera.layout_seed, noise_seed=1,
+                                            clutter_seed=camera.clutter_seed)[0]
+
+    position = Position(white=(0, 1, 3, 2, 0, 2, 2, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0),
+                        black=(0, 1, 0, 0, 0, 2, 3, 2, 3, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0))
+    dice = (Die(4, "black", at=(3.865, 5.549), yaw=1.406), Die(1, "black", at=(4.470, 2.932), yaw=0.955))
+    reader = BoardReader(calibrate(frame_of(Scene(Position.initial())), Position.initial()))
+    obs = reader.read(frame_of(Scene(position, dice, Cube(4, "black"))))
+    assert sorted((d.value, d.flat) for d in obs.dice) == [(1, True), (4, True)]

@@ -543,7 +543,7 @@ class BoardDice:
         score = [float(strongest[min(max(int(y), 0), h - 1), min(max(int(x), 0), w - 1)]) for x, y in found]
         clear = CUBE_CLEAR * self.model.ppd
         ranked: list[tuple[float, float]] = []
-        for i in np.argsort(score)[::-1]:
+        for i in np.argsort(-np.asarray(score), kind="stable"):     # ties: the die-sized remains first
             if score[i] <= FAINT * max(score) or len(ranked) == CANDIDATES:     # (next to) no pip-like spot
                 break
             p = found[i]
