@@ -46,22 +46,12 @@ sys.path.insert(0, str(ROOT))
 from engine.position import Position  # noqa: E402
 from hardware.sim.render_sequence import random_position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, Cube, Die, render  # noqa: E402
-from training.dice import held_out_photos  # noqa: E402
+from training.dice import held_out_photos, photo_labels  # noqa: E402
 from training.truth import EMPTY, TruthBoard, matched, region_counts  # noqa: E402
 from vision.dice import find_dice  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "dice"
 CONFIDENT = 0.5         # a die read with this confidence is one the referee may take at its word
-
-
-def load_labels(path: Path, width: int, height: int) -> list[tuple[int, float, float, float]]:
-    """Labelled dice as (value, centre x, centre y, side) in pixels."""
-    out = []
-    for line in path.read_text().split("\n"):
-        if line.strip():
-            c, cx, cy, w, h = map(float, line.split())
-            out.append((int(c) + 1, cx * width, cy * height, max(w * width, h * height)))
-    return out
 
 
 def match(found, labels):
@@ -105,7 +95,7 @@ def photo_table(split: str, verbose: bool) -> None:
     right_confidences, wrong_confidences = [], []
     for name in names:
         image = cv2.imread(str(DATA / "images" / name))
-        labels = load_labels(DATA / "labels" / (Path(name).stem + ".txt"), image.shape[1], image.shape[0])
+        labels = photo_labels(name, image.shape[1], image.shape[0])
         t0 = time.process_time()
         found = find_dice(image)
         times.append(time.process_time() - t0)

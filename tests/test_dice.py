@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from controller.cli import main
+from training.dice import photo_labels
 from vision.dice import PATCH, DiceNet, find_dice, net_input
 from vision.nets import MODELS, Network
 
@@ -169,12 +170,7 @@ def test_real_photos_sample():
     labelled = right = extra = 0
     for name in names:
         image = cv2.imread(str(DATA / "images" / name))
-        h, w = image.shape[:2]
-        labels = []
-        for line in (DATA / "labels" / (Path(name).stem + ".txt")).read_text().split("\n"):
-            if line.strip():
-                c, cx, cy, bw, bh = map(float, line.split())
-                labels.append((int(c) + 1, cx * w, cy * h, max(bw * w, bh * h)))
+        labels = photo_labels(name, image.shape[1], image.shape[0])
         dice = find_dice(image)
         labelled += len(labels)
         for die in dice:
@@ -195,10 +191,7 @@ def test_a_cluster_of_touching_dice_of_many_sizes():
     but read another face, so each die is read, with its own face, and nothing more."""
     name = "IMG_20191208_111710.jpg"
     image = cv2.imread(str(DATA / "images" / name))
-    h, w = image.shape[:2]
-    labels = [(int(c) + 1, cx * w, cy * h, max(bw * w, bh * h)) for c, cx, cy, bw, bh in
-              (map(float, line.split()) for line in (DATA / "labels" / (Path(name).stem + ".txt")).read_text().split("\n")
-               if line.strip())]
+    labels = photo_labels(name, image.shape[1], image.shape[0])
     dice = find_dice(image)
     assert len(dice) == len(labels) == 14
     for value, x, y, side in labels:
