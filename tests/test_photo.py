@@ -17,7 +17,8 @@ import pytest
 from controller.cli import main
 from engine.ids import Xgid
 from engine.moves import legal_plays
-from engine.position import WHITE, Position
+from engine.position import BLACK, WHITE, Position
+from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import Conditions, render
 from vision.photo import PhotoChecker, PhotoError, _home_corner, _point_number, _read_position, import_photo
 from vision.photo_board import FieldFit, _checkers_on_points
@@ -59,6 +60,19 @@ def test_clean_render_reads_the_position(style, home, position):
     read = import_photo(image, white="light", home=home)
     assert read.position == position, read.reason
     assert read.orientation == {"home": home, "white": "light", "chosen": [], "sure": True, "alternatives": []}
+
+
+def test_glossy_checkers_on_the_bar_are_checkers_not_ones():
+    """Red checkers' highlights on the bar read as ones by the dice network: a die read in
+    a checker's middle is its gloss, and the checkers stay."""
+    rng = np.random.default_rng(200041)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    assert position.bar(BLACK) == 2
+    image, _ = render(position, dice=(5, 4), seed=200041, style="redblack", size=(960, 540),
+                      conditions=Conditions.clean(), home="bottom-left")
+    read = import_photo(image, white="light", home="bottom-left")
+    assert read.position == position, read.reason
+    assert [(c.colour, c.place) for c in read.checkers].count(("dark", "bar")) == 2
 
 
 def test_a_stack_on_a_point_is_read_as_a_range_not_a_guessed_count():

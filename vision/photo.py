@@ -225,11 +225,16 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     A disc's colour must belong to one of the two sides (learned from the discs with the
     clearest outlines). On the field, each disc belongs to its nearest point and checkers
     lie in a row from the point's base (``_row``). Off the field and on the bar only a
-    clear, closed outline of a colour close to its side's and no die will do; nothing in
-    the bar's middle, where the cube waits. How clear an outline must be is judged
+    clear, closed outline of a colour close to its side's will do, and no die unless the
+    die was read in its middle (a glossy checker's highlight); nothing in the bar's
+    middle, where the cube waits. How clear an outline must be is judged
     against the photo's clearest ones.
     """
-    on_die = [any(x <= d.x <= x + w and y <= d.y <= y + h for x, y, w, h in dice_boxes) for d in discs]
+    covering = [[b for b in dice_boxes if b[0] <= d.x <= b[0] + b[2] and b[1] <= d.y <= b[1] + b[3]]
+                for d in discs]
+    on_die = [bool(boxes) for boxes in covering]
+    # no die read over a disc, or only in its middle (a glossy checker's highlight)
+    clear_of_dice = [all(_in_middle(b, d) for b in boxes) for d, boxes in zip(discs, covering)]
     strong = [d for d, die in zip(discs, on_die) if d.support >= STRONG and not die]
     labels, distances = split_colours(strong, discs)
     distance = distances[np.arange(len(discs)), labels]
@@ -244,7 +249,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
         if place == "point":
             if d.gap <= OPEN:
                 rows.setdefault((column, row), []).append(i)
-        elif (place != "cube" and not on_die[i] and d.support >= STRONG and d.gap <= CLOSED
+        elif (place != "cube" and clear_of_dice[i] and d.support >= STRONG and d.gap <= CLOSED
               and distance[i] <= COLOUR_SPREAD / 2):
             taken.add(i)
     labels = labels.copy()
@@ -507,13 +512,16 @@ def _dice(image: np.ndarray, diameter: float) -> list[DieRead]:
             for d in found[:DICE]]
 
 
+def _in_middle(box, c) -> bool:
+    """Whether a die's box is centred in a checker's middle (``c`` has x, y and radius)."""
+    x, y, w, h = box
+    return bool(np.hypot(x + w / 2 - c.x, y + h / 2 - c.y) < DIE_ON_CHECKER * c.radius)
+
+
 def _off_checkers(dice: list[DieRead], checkers: list[PhotoChecker]) -> tuple[DieRead, ...]:
     """The dice whose middle lies on no checker found (a glossy checker's highlights can
     pass for pips; a row of checkers outweighs one such read)."""
-    def on_checker(d: DieRead) -> bool:
-        x, y, w, h = d.box
-        return any(np.hypot(x + w / 2 - c.x, y + h / 2 - c.y) < DIE_ON_CHECKER * c.radius for c in checkers)
-    return tuple(d for d in dice if not on_checker(d))
+    return tuple(d for d in dice if not any(_in_middle(d.box, c) for c in checkers))
 
 
 def _dice_halves(dice, fit: FieldFit, corner: tuple[int, int]) -> tuple[DieRead, ...]:
