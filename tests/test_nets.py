@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.dice import DiceNet
-from vision.nets import CHUNK, Card, Network, NetworkError
+from vision.nets import CHUNK, MODELS, Card, Network, NetworkError
 
 
 def test_a_missing_network_is_named(tmp_path):
@@ -43,6 +43,15 @@ def test_damaged_weights_are_named(tmp_path):
     (tmp_path / "lost.json").write_text(json.dumps(card))
     with pytest.raises(NetworkError, match="lost.onnx"):
         Network("lost", tmp_path)
+
+
+def test_a_card_naming_an_output_the_network_lacks_is_refused(tmp_path):
+    (tmp_path / "cube.onnx").write_bytes((MODELS / "cube.onnx").read_bytes())
+    card = json.loads((MODELS / "cube.json").read_text())
+    card["outputs"][0]["name"] = "faces"
+    (tmp_path / "cube.json").write_text(json.dumps(card))
+    with pytest.raises(NetworkError, match="cube.onnx: no output faces as its card says"):
+        Network("cube", tmp_path)
 
 
 def test_the_checker_network_reads_its_card_shape():

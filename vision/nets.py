@@ -1,11 +1,11 @@
-"""Small convolutional networks that read parts of a frame, run by OpenCV's dnn module.
+"""Small convolutional networks that read parts of a frame, run by ONNX Runtime.
 
 Each network is an ONNX file in ``vision/models`` with a card beside it (``NAME.json``):
 its input (channels, height, width), its outputs (name, ``softmax`` over classes or
 ``sigmoid`` for a yes/no) with the temperature that turns its scores into honest
 probabilities (fitted on frames it was not trained on), and how it was made. The
 networks are made by ``training/`` from the simulated table and labelled photos;
-reading needs only OpenCV.
+reading needs only ONNX Runtime (on as many threads as OpenCV is given).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnxruntime
+from onnxruntime.capi.onnxruntime_pybind11_state import Fail, InvalidArgument, InvalidGraph, InvalidProtobuf
 
 MODELS = Path(__file__).resolve().parent / "models"
 CHUNK = 512     # inputs run through a network at once: memory stays bounded however many are read
@@ -86,13 +88,18 @@ class Network:
         path = Path(folder) / f"{name}.onnx"
         if not path.is_file():
             raise NetworkError(f"network {name!r} not found in {folder} ({path})")
-        engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)   # OpenCV 5: faster than the new engine here
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = max(1, cv2.getNumThreads())
+        options.inter_op_num_threads = 1
         try:
-            self._net = cv2.dnn.readNetFromONNX(str(path)) if engine is None else \
-                cv2.dnn.readNetFromONNX(str(path), engine=engine)
-        except cv2.error as err:
-            raise NetworkError(f"{path}: not a network OpenCV can read ({err.err})") from err
+            self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except (Fail, InvalidArgument, InvalidGraph, InvalidProtobuf) as err:
+            raise NetworkError(f"{path}: not a network ONNX Runtime can read ({err})") from err
+        self._input = self._session.get_inputs()[0].name
         self._names = [o.name for o in self.card.outputs]
+        missing = set(self._names) - {o.name for o in self._session.get_outputs()}
+        if missing:
+            raise NetworkError(f"{path}: no output {', '.join(sorted(missing))} as its card says")
 
     def __call__(self, batch: np.ndarray) -> dict[str, np.ndarray]:
         """Probabilities for a float32 batch (N, channels, height, width): per softmax
@@ -107,8 +114,8 @@ class Network:
         parts = []
         for start in range(0, len(batch), CHUNK):
             chunk = batch[start:start + CHUNK]
-            self._net.setInput(chunk)
-            parts.append([np.asarray(s, np.float64).reshape(len(chunk), -1) for s in self._net.forward(self._names)])
+            scores = self._session.run(self._names, {self._input: chunk})
+            parts.append([np.asarray(s, np.float64).reshape(len(chunk), -1) for s in scores])
         out = {}
         for k, o in enumerate(self.card.outputs):
             s = np.concatenate([part[k] for part in parts]) / o.temperature
