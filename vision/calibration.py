@@ -38,6 +38,7 @@ from vision.board_model import ROW, BoardModel
 from vision.circles import checker_circles
 from vision.empty_board import empty_board, occupied
 from vision.image_check import image_problem
+from vision.nets import Network
 from vision.outline import locate_fields, subpixel_peak
 from vision.photo import import_photo
 
@@ -505,7 +506,7 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
     ``FIELDS`` does, ``MORE_FIELDS`` are fitted, and the one misreading fewest regions is
     taken. Raises CalibrationError when no board in the frame shows the position.
     """
-    from vision.checkers import CheckerCounter
+    from vision.checkers import NETWORK, CheckerCounter
 
     _check_frame(frame)
     if white not in ("light", "dark"):
@@ -517,6 +518,7 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
     best_score = 0.0
     best: tuple[int, Calibration] | None = None
     tried: list[np.ndarray] = []
+    network = Network(NETWORK)      # one for every field tried: each holds its own working memory
     for more in (False, True):
         if more:
             fits = locate_fields(frame, MORE_FIELDS)
@@ -529,7 +531,7 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
             if score < FIT_LEVEL:
                 continue
             calibration = _calibration(frame, pose, position)
-            misread = CheckerCounter(calibration).misread(frame, position)
+            misread = CheckerCounter(calibration, network=network).misread(frame, position)
             if misread == 0:
                 return calibration
             if best is None or misread < best[0]:

@@ -160,11 +160,11 @@ class Counts:
 class CheckerCounter:
     """Counts the checkers in frames of one calibrated camera."""
 
-    def __init__(self, calibration: Calibration, checkers: int = 15) -> None:
+    def __init__(self, calibration: Calibration, checkers: int = 15, network: Network | None = None) -> None:
         self.checkers = checkers
         self.cutter = StripCutter(calibration.model, calibration.to_frame, calibration.empty,
                                   calibration.white.lab, calibration.black.lab)
-        self.network = Network(NETWORK)
+        self.network = network or Network(NETWORK)
         self.no_trays = calibration.model.tray_width <= 0
 
     def read(self, frame: np.ndarray) -> Counts:
