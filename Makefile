@@ -45,8 +45,9 @@ bench: $(STAMP)
 DATA ?= data
 models: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[train]'
-	$(PY) -m training.checkers data --out $(DATA)/checkers --scenes 1500
-	$(PY) -m training.checkers fit $(DATA)/checkers
+	$(PY) -m training.checkers data --out $(DATA)/checkers/a --first 30000000 --scenes 1500
+	$(PY) -m training.checkers data --out $(DATA)/checkers/b --first 30001500 --scenes 1500
+	$(PY) -m training.checkers fit $(DATA)/checkers/a $(DATA)/checkers/b --epochs 5 --threads 2
 	$(PY) -m training.dice --net board --data $(DATA)/dice_board.npz
 	$(PY) -m training.dice --net photo --data $(DATA)/dice_photo.npz
 	$(PY) -m training.cube
