@@ -8,21 +8,22 @@ conditions, then reads a frame of a position reached by random legal play, with 
 dice thrown and, on every fourth frame, a hand over the board. Seeds from 100000 on
 were never used while tuning.
 
-Measures: per point, on the points no hand covers; whole position, on the frames the
-truth calls settled (no hand, no moving die, no camera shake: the only frames a referee
-takes a position from); confident wrong, the share of frames called settled whose ranges
-exclude the true position (a count, the bar or a tray read certain and wrong: a false
-alarm at the table; must be 0); the points a hand covers read certain (one a finger only
-touches may show all its checkers) and read certain and wrong (must be 0); frames called
-settled while a hand covers a point, the bar or a tray (must be 0; a hand resting on the
-case's rim only, over nothing the reader reads, is counted apart); the share of
-hand-free frames called settled (a reader that never settles is useless); shaken
-(motion-blurred) frames called settled; and the read time at 1280x720 on one core, for
-the board alone and for the whole observation with dice and cube. A reader at a table
-reads thousands of frames after one calibration: the per-frame time is taken on a reader
-that has read a frame of the same table before (its opening), and the first read of a
-new reader, with the work done once per calibration (loading the networks, the dice
-reader's tables), is shown apart.
+Measures: per point, on the points no hand covers (and apart, in the frames with no hand
+and beside a hand, where a point read as a range for the hand's margin counts as missed);
+whole position, on the frames the truth calls settled (no hand, no moving die, no camera
+shake: the only frames a referee takes a position from); confident wrong, the share of
+frames called settled whose ranges exclude the true position (a count, the bar or a tray
+read certain and wrong: a false alarm at the table; must be 0); the points a hand covers
+read certain (one a finger only touches may show all its checkers) and read certain and
+wrong (must be 0); frames called settled while a hand covers a point, the bar or a tray
+(must be 0; a hand resting on the case's rim only, over nothing the reader reads, is
+counted apart); the share of hand-free frames called settled (a reader that never settles
+is useless); shaken (motion-blurred) frames called settled; and the read time at 1280x720
+on one core, for the board alone and for the whole observation with dice and cube. A
+reader at a table reads thousands of frames after one calibration: the per-frame time is
+taken on a reader that has read a frame of the same table before (its opening), and the
+first read of a new reader, with the work done once per calibration (loading the networks,
+the dice reader's tables), is shown apart.
 """
 
 from __future__ import annotations
@@ -127,6 +128,9 @@ def main() -> int:
             stats["points"] += 1
             right = p.certain and p.signed == truth.points[p.point - 1]
             stats["points right"] += int(right)
+            apart = "beside a hand" if truth.hand else "hand-free"
+            stats[f"{apart} points"] += 1
+            stats[f"{apart} points right"] += int(right)
             per_style[truth.style][0] += int(right)
             per_style[truth.style][1] += 1
             if not right:
@@ -171,6 +175,8 @@ def main() -> int:
     print(f"{args.frames} rendered frames, seeds {args.first_seed}..{args.first_seed + args.frames - 1}")
     print(f"{'measure':<38}{'value':>12}{'target':>10}")
     rows = [("per point (no hand over it)", share("points right", "points"), ">=99.9%"),
+            ("... in hand-free frames", share("hand-free points right", "hand-free points"), ""),
+            ("... beside a hand", share("beside a hand points right", "beside a hand points"), ""),
             ("whole position (settled frames)", share("positions right", "settled frames"), ">=99%"),
             ("confident wrong (ranges exclude it)", share("confident wrong", "frames called settled"), "0"),
             ("each die (settled frames)", share("dice right", "dice"), ">=99.9%"),

@@ -8,7 +8,8 @@ board lies: of the four mirror images of the fitted field, the one whose checker
 (spaced by the checkers measured on its rows) split best into the position's two
 colours and empty points, under a smooth light, wins; of the fitted fields that show the
 position, the one through which the checker network reads the frame as the position
-(``CheckerCounter.misread``) is taken. The opening is
+(``CheckerCounter.misread``) is taken, and when none is there is no calibration (a
+field a rim's width off can show the layout yet misread every frame). The opening is
 symmetric across the board's long axis with the colours exchanged, so for it the
 lighter checkers are White unless told otherwise. Optional ArUco markers (DICT_4X4_50,
 ids 0..3 on the case's corners) help on difficult boards. With no position given and
@@ -41,6 +42,7 @@ from vision.image_check import image_problem
 from vision.nets import Network
 from vision.outline import locate_fields, subpixel_peak
 from vision.photo import import_photo
+from vision.strips import region_name
 
 FORMAT = 2
 PPD = 20.0              # canonical pixels per checker diameter for reading
@@ -502,9 +504,11 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
 
     ``white`` says which checkers are White when the layout cannot tell: 'light' or 'dark'.
     Of the fitted fields whose layout shows the position, the first through which the
-    checker network reads the frame as the position is taken; when none of the best
-    ``FIELDS`` does, ``MORE_FIELDS`` are fitted, and the one misreading fewest regions is
-    taken. Raises CalibrationError when no board in the frame shows the position.
+    checker network reads the frame as the position is taken (``MORE_FIELDS`` are fitted
+    when none of the best ``FIELDS`` does). Raises CalibrationError when no board in the
+    frame shows the position, or when the checkers read through every field that shows its
+    layout differ from it somewhere: a field a rim's width off can show the layout, and a
+    calibration taken from it would misread the board frame after frame.
     """
     from vision.checkers import NETWORK, CheckerCounter
 
@@ -516,7 +520,7 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
     if not fits:
         raise CalibrationError("no backgammon board found in the frame")
     best_score = 0.0
-    best: tuple[int, Calibration] | None = None
+    fewest: list | None = None
     tried: list[np.ndarray] = []
     network = Network(NETWORK)      # one for every field tried: each holds its own working memory
     for more in (False, True):
@@ -532,13 +536,19 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
                 continue
             calibration = _calibration(frame, pose, position)
             misread = CheckerCounter(calibration, network=network).misread(frame, position)
-            if misread == 0:
+            if not misread:
                 return calibration
-            if best is None or misread < best[0]:
-                best = (misread, calibration)
-    if best is None:
+            if fewest is None or len(misread) < len(fewest):
+                fewest = misread
+    if fewest is None:
         raise CalibrationError(f"the frame does not show the expected position on a board (fit {best_score:.2f})")
-    return best[1]
+    raise CalibrationError("a board shows the position's layout, but its checkers read otherwise on "
+                           f"{_listed([region_name(r) for r in fewest])}: set the position up exactly and "
+                           "clear the board of hands, dice and cups, or re-seat the camera")
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _calibration(frame: np.ndarray, pose: BoardPose, position: Position) -> Calibration:

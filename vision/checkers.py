@@ -180,13 +180,14 @@ class CheckerCounter:
             unknown[[TRAY["white"], TRAY["black"]]] = True
         return Counts(probabilities, hands, joint(probabilities, unknown, self.checkers))
 
-    def misread(self, frame: np.ndarray, position: Position) -> int:
-        """How many regions of a BGR frame showing ``position`` read likeliest otherwise
-        (the trays of a board without them left out)."""
+    def misread(self, frame: np.ndarray, position: Position) -> list:
+        """The regions (``vision.strips.REGIONS`` entries) of a BGR frame showing
+        ``position`` that read likeliest otherwise (the trays of a board without them left
+        out)."""
         wrong = self.read(frame).marginals.argmax(axis=1) != position_classes(position)
         if self.no_trays:
             wrong[[TRAY["white"], TRAY["black"]]] = False
-        return int(wrong.sum())
+        return [REGIONS[i] for i in np.flatnonzero(wrong)]
 
     def observe(self, counts: Counts, covered: np.ndarray) -> tuple[list[PointRead], dict, dict]:
         """Points, bar and borne-off ranges of a frame's counts; ``covered`` regions are

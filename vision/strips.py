@@ -29,6 +29,14 @@ REGIONS: tuple = tuple(range(1, 25)) + (("bar", "white"), ("bar", "black"), ("of
 BAR = {"white": 24, "black": 25}
 TRAY = {"white": 26, "black": 27}
 
+
+def region_name(region) -> str:
+    """A region as a player names it: 'point 12', "White's bar", "Black's tray"."""
+    if isinstance(region, int):
+        return f"point {region}"
+    place, side = region
+    return f"{side.capitalize()}'s {'bar' if place == 'bar' else 'tray'}"
+
 CHANGE_LIGHTNESS = 0.5  # weight of lightness against colour in the change from the empty board
 SIDE_LIGHTNESS = 0.3    # ... and in the distance to a side's colour (the light varies)
 
