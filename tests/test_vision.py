@@ -196,6 +196,27 @@ def test_fingers_the_colour_of_the_rim_reaching_a_checker_are_a_hand():
     assert not obs.point(1).certain
 
 
+@pytest.mark.parametrize("over, hand", [(lambda board: board * 0.6, False),          # a shadow
+                                         (lambda board: board * 0.25, True),         # too dark for one
+                                         (lambda board: board * 0 + (128, 128, 128), True),   # a grey sleeve
+                                         (lambda board: board * 0 + (120, 160, 210), True)])  # skin
+def test_a_shadow_on_the_field_is_no_hand(tournament, over, hand):
+    """The empty board darkened, its colour kept, is a shadow (a hand's beside it, a cup's
+    on the rim); the same place covered by something of another colour, or darkened past
+    any shadow, is a hand."""
+    _, _, cal = tournament
+    coverage = Coverage(cal)
+    s = cal.model.ppd
+    fx0, fy0, _, _ = (int(round(v)) for v in cal.model.field)
+    board = cal.empty.copy()
+    place = (slice(fy0 + int(0.5 * s), fy0 + int(4.5 * s)), slice(fx0 + int(1 * s), fx0 + int(4 * s)))
+    board[place] = np.clip(over(board[place].astype(np.float32)), 0, 255).astype(np.uint8)
+    lab = cv2.cvtColor(board, cv2.COLOR_BGR2LAB).astype(np.float32)
+    covered = coverage.find(lab, np.zeros(lab.shape[:2], np.uint8))
+    assert covered.hand == hand
+    assert covered.regions.any() == hand
+
+
 def test_only_an_outline_running_on_from_an_arm_is_its_fingers(tournament):
     """Beside a change outside the case (an arm, or a cup): new edges on the rim joined to
     it are fingers; as many apart from it (a checker's shadow by a tray) are not."""
@@ -309,10 +330,12 @@ def drawn_table(seed: int, style: str, home: str, hand: bool = False):
     return opening, frame, truth, dice
 
 
-@pytest.mark.parametrize("seed, style, home", [(31000055, "redblack", "top-left"), (31000151, "classic", "bottom-left")])
+@pytest.mark.parametrize("seed, style, home", [(31000055, "redblack", "top-left"), (31000151, "classic", "bottom-left"),
+                                              (31000557, "classic", "top-left"), (31000546, "brown", "bottom-left")])
 def test_dice_side_by_side_and_cups_against_the_case_are_no_hand(seed, style, home):
-    """Two dice touching on the field (55) and dice cups set against the case (151), in
-    drawn light and camera: what the dice and cube read and the table explain hides nothing."""
+    """Two dice touching on the field (55), dice cups set against the case (151) and cups
+    whose shadows fall over the rim onto the field's edge (557, 546), in drawn light and
+    camera: what the dice and cube read, the table and the shadows explain hides nothing."""
     opening, frame, truth, dice = drawn_table(seed, style, home)
     assert truth.settled and not truth.hand
     obs = BoardReader(calibrate(opening)).read(frame)

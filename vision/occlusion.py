@@ -2,18 +2,19 @@
 
 A hand or an arm is what neither the empty board nor the checkers, dice and cube found
 explain, and is large: the pixels that differ from the learned empty board, less the
-places of the checkers counted, the dice and cube read and anything smaller than a die,
-leave connected regions; one larger than ``HAND_AREA`` square diameters, or any that
-crosses the case's rim onto the field (an arm reaches in over it; a cup or a card put
-down beside the case changes the table and perhaps the rim, never the field), is a
-hand; so is an arm on the table whose fingers, too like the rim to change it, show
-their outline on the rim, joined to the arm (``FINGERS``); none is a hand where
-neither it nor its margin reaches anything read (a hand resting on the rim, a cup set
-against the case). Every point, the bar and the trays under such a region are covered (read only as honest ranges, and the frame
-is not settled); those only within ``HAND_MARGIN`` of it are in its margin, where the
-edges of fingers the change missed may lie (the reader leaves those seen where the
-checker network plainly sees no hand); fingers found by their outline alone cover their
-whole margin.
+places of the checkers counted, the dice and cube read, the shadows (the empty board
+darkened, its colour kept: a hand's beside it, a cup's on the rim) and anything smaller
+than a die, leave connected regions; one larger than ``HAND_AREA`` square diameters, or
+any that crosses the case's rim onto the field (an arm reaches in over it; a cup or a
+card put down beside the case changes the table and perhaps the rim, never the field),
+is a hand; so is an arm on the table whose fingers, too like the rim to change it, show
+their outline on the rim, joined to the arm (``FINGERS``); none is a hand where neither
+it nor its margin reaches anything read (a hand resting on the rim, a cup set against
+the case). Every point, the bar and the trays under such a region are covered (read only
+as honest ranges, and the frame is not settled); those only within ``HAND_MARGIN`` of it
+are in its margin, where the edges of fingers the change missed may lie (the reader
+leaves those seen where the checker network plainly sees no hand); fingers found by
+their outline alone cover their whole margin.
 
 A camera that moved no longer sees the rim and the field's lines where the
 calibration put them: the edges of the frame's canonical view are compared with the
@@ -49,6 +50,10 @@ FINGERS = 2.0             # diameters of such outline that make it a hand
 HAND_MARGIN = 0.5         # diameters round a hand of its margin: where edges of fingers the change missed may lie
 ACROSS_ROW = 0.85         # half-width (diameters) across a row's checker within which a change is theirs
 OUTLINED, BESIDE = 2, 1   # what the checkers counted account for: their outlines too, or a change only
+SHADOW_DEEPEST = 0.6      # L* + 16 of a shadowed pixel at least this share of the empty board's
+SHADOW_FAINTEST = 0.97    # ... and at most this
+SHADOW_HUE = 5.0          # a*, b* off the empty board's scaled by as much, within this ...
+SHADOW_SHARE = 0.15       # ... and this share of the empty board's chroma
 THING = 0.6               # half the side, in diameters, of what a die or the cube accounts for
 
 
@@ -159,6 +164,7 @@ class Coverage:
         change = (diff * diff) @ LAB_WEIGHTS
         changed = (cv2.blur(change, (3, 3)) > self._change).astype(np.uint8)
         changed[explained] = 0
+        changed[self._shadowed(lab, changed > 0)] = 0
         # lines a pixel or two wide (the board's edges a shade off) are no hand; an arm
         # fainter where it crosses the rim still joins its hand
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._open)
@@ -223,6 +229,22 @@ class Coverage:
         under = np.array([(under_mask & m).any() for m in self.region_masks])
         near = np.array([(margin & m).any() for m in self.region_masks])
         return Covered(under, near & ~under, hand, float(margin.mean()))
+
+    def _shadowed(self, lab: np.ndarray, where: np.ndarray) -> np.ndarray:
+        """Which of the pixels ``where`` show the empty board in a shadow: less light on
+        the same colour, so lightness and both chroma axes (CIE L* + 16, a*, b*) shrink by
+        one factor, between ``SHADOW_DEEPEST`` and ``SHADOW_FAINTEST``."""
+        out = np.zeros(where.shape, bool)
+        if not where.any():
+            return out
+        e, f = self.empty[where], lab[where]
+        factor = (f[:, 0] / 2.55 + 16) / (e[:, 0] / 2.55 + 16)
+        same = (factor > SHADOW_DEEPEST) & (factor < SHADOW_FAINTEST)
+        for k in (1, 2):
+            chroma = e[:, k] - 128
+            same &= np.abs(f[:, k] - 128 - factor * chroma) < SHADOW_HUE + SHADOW_SHARE * np.abs(chroma)
+        out[where] = same
+        return out
 
     def _fingers(self, region: np.ndarray, edges: np.ndarray) -> np.ndarray:
         """The new edges on the rim within ``FINGER_REACH`` of ``region``, off its own
