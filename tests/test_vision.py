@@ -380,7 +380,8 @@ def test_a_field_that_misreads_the_opening_is_no_calibration():
     the fields that show the opening's layout reads two of its points otherwise; rather
     than a calibration that misreads frame after frame, the error says where."""
     opening, _, _, _ = drawn_table(31000158, "classic", "top-right")
-    with pytest.raises(CalibrationError, match="read otherwise on point 11 and point 12: set the position up"):
+    with pytest.raises(CalibrationError,
+                       match="checkers read otherwise on point 11 and point 12 of the board found: set the position up"):
         calibrate(opening)
 
 

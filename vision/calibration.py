@@ -542,9 +542,9 @@ def calibrate(frame: np.ndarray, position: Position | None = None, white: str = 
                 fewest = misread
     if fewest is None:
         raise CalibrationError(f"the frame does not show the expected position on a board (fit {best_score:.2f})")
-    raise CalibrationError("a board shows the position's layout, but its checkers read otherwise on "
-                           f"{_listed([region_name(r) for r in fewest])}: set the position up exactly and "
-                           "clear the board of hands, dice and cups, or re-seat the camera")
+    raise CalibrationError(f"checkers read otherwise on {_listed([region_name(r) for r in fewest])} of the "
+                           "board found: set the position up exactly and clear the board of hands, dice and "
+                           "cups, or re-seat the camera")
 
 
 def _listed(names: list[str]) -> str:
