@@ -234,15 +234,13 @@ class Coverage:
         """Which of the pixels ``where`` show the empty board in a shadow: less light on
         the same colour, so lightness and both chroma axes (CIE L* + 16, a*, b*) shrink by
         one factor, between ``SHADOW_DEEPEST`` and ``SHADOW_FAINTEST``."""
-        out = np.zeros(where.shape, bool)
-        if not where.any():
-            return out
         e, f = self.empty[where], lab[where]
         factor = (f[:, 0] / 2.55 + 16) / (e[:, 0] / 2.55 + 16)
         same = (factor > SHADOW_DEEPEST) & (factor < SHADOW_FAINTEST)
         for k in (1, 2):
             chroma = e[:, k] - 128
             same &= np.abs(f[:, k] - 128 - factor * chroma) < SHADOW_HUE + SHADOW_SHARE * np.abs(chroma)
+        out = np.zeros(where.shape, bool)
         out[where] = same
         return out
 

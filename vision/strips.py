@@ -29,6 +29,9 @@ REGIONS: tuple = tuple(range(1, 25)) + (("bar", "white"), ("bar", "black"), ("of
 BAR = {"white": 24, "black": 25}
 TRAY = {"white": 26, "black": 27}
 
+CHANGE_LIGHTNESS = 0.5  # weight of lightness against colour in the change from the empty board
+SIDE_LIGHTNESS = 0.3    # ... and in the distance to a side's colour (the light varies)
+
 
 def region_name(region) -> str:
     """A region as a player names it: 'point 12', "White's bar", "Black's tray"."""
@@ -36,9 +39,6 @@ def region_name(region) -> str:
         return f"point {region}"
     place, side = region
     return f"{side.capitalize()}'s {'bar' if place == 'bar' else 'tray'}"
-
-CHANGE_LIGHTNESS = 0.5  # weight of lightness against colour in the change from the empty board
-SIDE_LIGHTNESS = 0.3    # ... and in the distance to a side's colour (the light varies)
 
 
 def region_axes(model: BoardModel, region) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
