@@ -22,6 +22,7 @@ from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import Conditions, render
 from vision.photo import PhotoChecker, PhotoError, _home_corner, _point_number, _read_position, import_photo
 from vision.photo_board import FieldFit, _checkers_on_points
+from vision.photo_checkers import Disc, split_colours
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -189,6 +190,82 @@ def test_a_field_leaving_a_rows_first_checkers_beyond_its_base_scores_lower():
 
 
 # ---------------------------------------------------------------------------- bad input
+def test_a_side_lit_in_two_shades_is_one_side_not_joined_to_the_other():
+    """Fifteen white checkers, and fifteen dark ones of which eight are lit grey by the lamp:
+    lightness alone puts the grey with the white (23 of a side that has 15); the grey shade
+    is nearer the dark, so it joins them."""
+    rng = np.random.default_rng(3)
+    white = [(rng.uniform(230, 252), 127, 138) for _ in range(15)]
+    grey = [(rng.uniform(175, 225), 132, 130) for _ in range(8)]
+    dark = [(rng.uniform(70, 130), 140, 135) for _ in range(7)]
+    discs = [Disc(float(i), 0.0, 10.0, 0.9, lab) for i, lab in enumerate(white + grey + dark)]
+    sides, _ = split_colours(discs, discs)
+    assert list(sides) == [1] * 15 + [0] * 15
+
+
+def test_a_few_stray_discs_do_not_split_a_side():
+    """Sixteen light discs (a die's face among the checkers) stay one side."""
+    light = [(240.0 + k % 5, 127, 138) for k in range(16)]
+    dark = [(60.0 + k % 7, 135, 132) for k in range(15)]
+    discs = [Disc(float(i), 0.0, 10.0, 0.9, lab) for i, lab in enumerate(light + dark)]
+    sides, _ = split_colours(discs, discs)
+    assert list(sides) == [1] * 16 + [0] * 15
+
+
+def test_a_side_lit_in_two_shades_is_one_side_not_joined_to_the_other():
+    """Fifteen white checkers, and fifteen dark ones of which eight are lit grey by the lamp:
+    lightness alone puts the grey with the white (23 of a side that has 15); the grey shade
+    is nearer the dark, so it joins them."""
+    rng = np.random.default_rng(3)
+    white = [(rng.uniform(230, 252), 127, 138) for _ in range(15)]
+    grey = [(rng.uniform(175, 225), 132, 130) for _ in range(8)]
+    dark = [(rng.uniform(70, 130), 140, 135) for _ in range(7)]
+    discs = [Disc(float(i), 0.0, 10.0, 0.9, lab) for i, lab in enumerate(white + grey + dark)]
+    sides, _ = split_colours(discs, discs)
+    assert list(sides) == [1] * 15 + [0] * 15
+
+
+def test_a_few_stray_discs_do_not_split_a_side():
+    """Sixteen light discs (a die's face among the checkers) stay one side."""
+    light = [(240.0 + k % 5, 127, 138) for k in range(16)]
+    dark = [(60.0 + k % 7, 135, 132) for k in range(15)]
+    discs = [Disc(float(i), 0.0, 10.0, 0.9, lab) for i, lab in enumerate(light + dark)]
+    sides, _ = split_colours(discs, discs)
+    assert list(sides) == [1] * 16 + [0] * 15
+
+
+@pytest.mark.parametrize("style", ["tournament", "classic"])
+@pytest.mark.parametrize("target, side", [(19, "black"), (6, "white")])
+def test_a_hand_over_points_leaves_them_unsure_and_the_photo_unsettled(style, target, side):
+    """A hand reaching over the opening: the points it covers hold checkers the photo
+    cannot show, so none of them is read as a sure count, no position is made and the
+    photo is not settled."""
+    image, truth = render(Position.initial(), dice=(3, 5), seed=11, style=style, size=(960, 540),
+                          conditions=Conditions.clean(), home="bottom-right", hand=Hand(target=target, side=side))
+    assert truth.occluded_points
+    read = import_photo(image, white="light", home="bottom-right")
+    assert not read.observation.settled and read.observation.occlusion.hand
+    assert read.position is None and "hand" in read.reason
+    covered = [p for p in read.observation.points if p.point in truth.occluded_points]
+    assert not [p.point for p in covered if p.certain]
+
+
+def test_a_cell_standing_out_from_its_colours_points_is_found_whichever_way_they_face():
+    """Cells of the points of one colour alike, of the other colour alike; one point's
+    base cells a hand's colour. Whether a point faces one of the other colour or of its
+    own, only those cells stand out."""
+    rng = np.random.default_rng(5)
+    for facing_other in (True, False):
+        colours = np.zeros((2, 12, 8, 4))
+        for row in range(2):
+            for column in range(12):
+                kind = (column + row * facing_other) % 2
+                colours[row, column] = (60 if kind else 200, 140, 150, 10) + rng.normal(0, 1.5, (8, 4))
+        colours[0, 4, :3] = (150, 150, 160, 3)
+        out = _standing_out(colours, np.ones((2, 12, 8), bool))
+        assert set(zip(*np.nonzero(out))) == {(0, 4, 0), (0, 4, 1), (0, 4, 2)}
+
+
 def test_black_or_tiny_photos_are_errors():
     with pytest.raises(PhotoError, match="black"):
         import_photo(np.zeros((200, 300, 3), np.uint8))
@@ -211,8 +288,9 @@ def test_a_photo_without_a_board_gives_no_position():
 # give or take one
 # (image030 and image046: dark checkers on dark points, faint rims below clear ones;
 # image032 and image035: light checkers on light points and dark on dark at the field's
-# ends, most of the outline toward the point's tip unseen, read exactly)
-SAMPLE = {"image038": (29, 1), "image042": (29, 1), "image024": (29, 1), "image045": (29, 1), "image039": (27, 3),
+# ends, most of the outline toward the point's tip unseen, read exactly; image036: the dark
+# side's glossy checkers lit grey in one half and dark brown in the other)
+SAMPLE = {"image036": (29, 0), "image038": (29, 1), "image042": (29, 1), "image024": (29, 1), "image045": (29, 1), "image039": (27, 3),
           "image030": (29, 1), "image046": (28, 1), "image032": (29, 0), "image035": (29, 0)}
 
 

@@ -24,6 +24,7 @@ SPREAD = (0.88, 1.0, 1.12)  # radii (times the checkers' radius) an outline may 
 EDGE_PERCENTILE = 60        # gradients weaker than this share of the image are not edges
 FAINT_PERCENTILE = 35       # ... when looking for the faint rest of an outline already found
 MIN_EDGE = 2.0              # ... nor weaker than this (Lab units per pixel)
+OVERFULL = 3               # discs beyond a side's checkers a colour group may hold (strays)
 SEEN_LEAST = 0.6            # a checker cut by the photo's edge shows this share of its outline at least
 
 
@@ -214,16 +215,31 @@ def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple
     Two-means in Lab is started from the extremes along lightness, each chroma axis and
     the main axis of the colours; the split kept is the one whose groups stand furthest
     apart for their spread, a group of more than ``most`` discs counting against it (a
-    side has no more checkers than that).
+    side has no more checkers than that). A group still well over ``most`` holds two
+    shades (one side's checkers lit apart, or a third colour): it is split again and the
+    shade nearer the other group joins it, where that leaves neither side overfull.
     """
     if not discs:
         return np.zeros(0, int), np.zeros((0, 2))
     weighted = np.array([d.lab for d in discs]) * COLOUR_WEIGHTS
     train = np.array([d.lab for d in model]) * COLOUR_WEIGHTS if len(model) >= 2 else weighted
+    member = _regroup(train, _best_split(train, most), most)
+    centres = np.array([np.median(train[member == k], axis=0) for k in range(2)])
+    spread = np.array([np.median(np.linalg.norm(train[member == k] - centres[k], axis=1))
+                       for k in range(2)]) + SPREAD_FLOOR
+    if centres[0, 0] > centres[1, 0]:
+        centres, spread = centres[::-1], spread[::-1]
+    distance = np.linalg.norm(weighted[:, None] - centres[None], axis=2) / spread[None]
+    return distance.argmin(axis=1), distance
+
+
+def _best_split(colours: np.ndarray, most: int) -> np.ndarray:
+    """The two-means split of ``colours`` (0/1 per colour) whose groups stand furthest
+    apart for their spread, less for every colour a group holds beyond ``most``."""
     best = None
-    for axis in _split_axes(train):
-        centres, member = _two_means(train, axis)
-        spread = np.array([np.median(np.linalg.norm(train[member == k] - centres[k], axis=1))
+    for axis in _split_axes(colours):
+        centres, member = _two_means(colours, axis)
+        spread = np.array([np.median(np.linalg.norm(colours[member == k] - centres[k], axis=1))
                            if (member == k).any() else 0.0 for k in range(2)]) + SPREAD_FLOOR
         sizes = np.bincount(member, minlength=2)
         separation = float(np.linalg.norm(centres[1] - centres[0]) / spread.sum())
@@ -231,12 +247,28 @@ def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple
         if sizes.min() < 2:         # one odd colour is a stray, not a side
             separation -= 1.0
         if best is None or separation > best[0]:
-            best = (separation, centres, spread)
-    _, centres, spread = best
-    if centres[0, 0] > centres[1, 0]:
-        centres, spread = centres[::-1], spread[::-1]
-    distance = np.linalg.norm(weighted[:, None] - centres[None], axis=2) / spread[None]
-    return distance.argmin(axis=1), distance
+            best = (separation, member)
+    return best[1]
+
+
+def _regroup(colours: np.ndarray, member: np.ndarray, most: int) -> np.ndarray:
+    """``member`` with the shade of an overfull group (more than ``most`` + ``OVERFULL``)
+    nearer the other group moved to it, unless that overfills the other."""
+    sizes = np.bincount(member, minlength=2)
+    big = int(sizes.argmax())
+    if sizes[big] <= most + OVERFULL or sizes[1 - big] == 0:
+        return member
+    inside = np.flatnonzero(member == big)
+    shades = _best_split(colours[inside], most)
+    other = np.median(colours[member != big], axis=0)
+    near = int(np.argmin([np.linalg.norm(np.median(colours[inside[shades == k]], axis=0) - other)
+                          if (shades == k).any() else np.inf for k in range(2)]))
+    moved = inside[shades == near]
+    if sizes[1 - big] + len(moved) > most + OVERFULL or len(moved) == len(inside):
+        return member
+    member = member.copy()
+    member[moved] = 1 - big
+    return member
 
 
 def _split_axes(colours: np.ndarray) -> list[np.ndarray]:
