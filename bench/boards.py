@@ -1,6 +1,7 @@
 """Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
 
-Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--first-seed 200000]
+Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--hands 40]
+                             [--first-seed 200000]
 
 Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
 point is labelled, so what is scored is what the labels allow: the number of checkers of
@@ -10,6 +11,10 @@ checker matched at most once (maximum matching). "colour" is the share of matche
 checkers given the box's colour. "wrong pos." counts the complete photos read as a
 position whose colour counts differ from the labels': a confident wrong position, the
 worst outcome. Tables for all photos and for the complete ones.
+
+Rendered boards with a player's hand over points (clean conditions): the covered points
+read as a sure count, and wrongly (must be 0), the photos called settled, the positions
+made and how many of them are wrong.
 
 Rendered boards (hardware/sim/renderer.py, clean conditions, every style and home corner,
 positions reached by random legal play from seeds never used while tuning): the whole
@@ -35,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hardware.sim.render_sequence import random_position  # noqa: E402
-from hardware.sim.renderer import STYLES, Conditions, render  # noqa: E402
+from hardware.sim.renderer import STYLES, Conditions, Hand, render  # noqa: E402
 from vision.photo import HOMES, import_photo  # noqa: E402
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
@@ -163,12 +168,42 @@ def hard_rows(count: int, first_seed: int, difficulty: float) -> dict:
     return stats
 
 
+def hand_rows(count: int, first_seed: int) -> dict:
+    """Rendered boards in clean conditions with a player's hand reaching over a point: the
+    points it covers (the renderer's truth) read as a sure count, and wrongly (a confident
+    misread: must be 0); the photos called settled; positions made, and wrong."""
+    stats = {"frames": 0, "covered": 0, "covered sure": 0, "covered wrong": 0, "settled": 0, "positions": 0,
+             "wrong": 0}
+    for seed in range(first_seed, first_seed + count):
+        rng = np.random.default_rng(seed)
+        position = random_position(rng, int(rng.integers(0, 40)))
+        hand = Hand(target=int(rng.integers(1, 25)), reach=float(rng.uniform(0.4, 1.0)),
+                    side=str(rng.choice(["white", "black"])))
+        image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
+                              style=list(STYLES)[seed % len(STYLES)], size=(960, 540), hand=hand,
+                              conditions=Conditions.clean())
+        if not truth.occluded_points:
+            continue
+        read = import_photo(image, white="light", home=home_in_frame(truth))
+        stats["frames"] += 1
+        stats["settled"] += read.observation.settled
+        stats["positions"] += read.position is not None
+        stats["wrong"] += read.position is not None and read.position != position
+        for p in read.observation.points:
+            if p.point in truth.occluded_points:
+                stats["covered"] += 1
+                stats["covered sure"] += p.certain
+                stats["covered wrong"] += p.certain and p.signed != truth.points[p.point - 1]
+    return stats
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--renders", type=int, default=56)
     ap.add_argument("--hard", type=int, default=28, help="rendered frames under random conditions")
     ap.add_argument("--difficulty", type=float, default=0.5)
+    ap.add_argument("--hands", type=int, default=40, help="rendered frames with a hand over the board")
     ap.add_argument("--first-seed", type=int, default=200000)
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -193,6 +228,11 @@ def main() -> int:
         print(f"renders at difficulty {args.difficulty} (tilt, any turn, lens, light, noise, clutter; no hands): "
               f"{s['frames']} frames, position right {s['right'] / n:.1%}, wrong {s['wrong']}, "
               f"per point {s['points right'] / (24 * n):.1%}")
+    if args.hands:
+        s = hand_rows(args.hands, args.first_seed + 110000)
+        print(f"renders with a hand over points: {s['frames']} frames, {s['covered']} points covered, "
+              f"read sure {s['covered sure']}, sure and wrong {s['covered wrong']} (target 0), "
+              f"called settled {s['settled']}, positions {s['positions']} of which wrong {s['wrong']}")
     return 0
 
 

@@ -19,10 +19,11 @@ from engine.ids import Xgid
 from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import random_position
-from hardware.sim.renderer import Conditions, render
+from hardware.sim.renderer import Conditions, Hand, render
 from vision.photo import PhotoChecker, PhotoError, _home_corner, _point_number, _read_position, import_photo
 from vision.photo_board import FieldFit, _checkers_on_points
 from vision.photo_checkers import Disc, split_colours
+from vision.photo_cover import _standing_out
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -190,28 +191,6 @@ def test_a_field_leaving_a_rows_first_checkers_beyond_its_base_scores_lower():
 
 
 # ---------------------------------------------------------------------------- bad input
-def test_a_side_lit_in_two_shades_is_one_side_not_joined_to_the_other():
-    """Fifteen white checkers, and fifteen dark ones of which eight are lit grey by the lamp:
-    lightness alone puts the grey with the white (23 of a side that has 15); the grey shade
-    is nearer the dark, so it joins them."""
-    rng = np.random.default_rng(3)
-    white = [(rng.uniform(230, 252), 127, 138) for _ in range(15)]
-    grey = [(rng.uniform(175, 225), 132, 130) for _ in range(8)]
-    dark = [(rng.uniform(70, 130), 140, 135) for _ in range(7)]
-    discs = [Disc(float(i), 0.0, 10.0, 0.9, lab) for i, lab in enumerate(white + grey + dark)]
-    sides, _ = split_colours(discs, discs)
-    assert list(sides) == [1] * 15 + [0] * 15
-
-
-def test_a_few_stray_discs_do_not_split_a_side():
-    """Sixteen light discs (a die's face among the checkers) stay one side."""
-    light = [(240.0 + k % 5, 127, 138) for k in range(16)]
-    dark = [(60.0 + k % 7, 135, 132) for k in range(15)]
-    discs = [Disc(float(i), 0.0, 10.0, 0.9, lab) for i, lab in enumerate(light + dark)]
-    sides, _ = split_colours(discs, discs)
-    assert list(sides) == [1] * 16 + [0] * 15
-
-
 def test_a_side_lit_in_two_shades_is_one_side_not_joined_to_the_other():
     """Fifteen white checkers, and fifteen dark ones of which eight are lit grey by the lamp:
     lightness alone puts the grey with the white (23 of a side that has 15); the grey shade

@@ -29,6 +29,7 @@ from vision.image_check import image_problem
 from vision.observation import DieRead, Observation, Occlusion, PointRead
 from vision.photo_board import FieldFit, find_field
 from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours
+from vision.photo_cover import Cover, find_cover
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 COLOURS = ("light", "dark")
@@ -189,14 +190,16 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     if len(strong) < 2:
         return _unread(tuple(dice), "no checkers found")
     fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius)
-    checkers = _select(discs, fit, radius, [tuple(v * scale for v in d.box) for d in dice])
+    dice_boxes = [tuple(v * scale for v in d.box) for d in dice]
+    checkers = _select(discs, fit, radius, dice_boxes)
+    cover = None if fit is None else find_cover(work, fit, checkers, dice_boxes)
     checkers = [_scaled(c, 1 / scale) for c in checkers]
     dice = _off_checkers(dice, checkers)
     board = None if fit is None else fit.corners / scale
     if fit is None:
         return PhotoRead(None, tuple(checkers), Observation(False, False, dice=dice), None,
                          "no board field found")
-    return _read_position(checkers, FieldFit(board, fit.bar, fit.tip, fit.score), dice, white, home)
+    return _read_position(checkers, FieldFit(board, fit.bar, fit.tip, fit.score), dice, white, home, cover)
 
 
 def _working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -381,8 +384,10 @@ def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | Non
 
 
 # ------------------------------------------------------------------------ the position
-def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, home) -> PhotoRead:
-    """Counts per point and the orientation that makes the best position of them."""
+def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, home,
+                   cover: Cover = Cover()) -> PhotoRead:
+    """Counts per point and the orientation that makes the best position of them, the
+    points ``cover`` names read as ranges."""
     stacks: dict[tuple[int, int], list[PhotoChecker]] = {}
     for c in checkers:
         if c.place == "point":
@@ -397,7 +402,7 @@ def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, hom
     choices = []
     for w in ([white] if white else list(COLOURS)):
         for h in ([home] if home else list(HOMES)):
-            choices.append(_orient(checkers, stacks, fit, dice, w, h))
+            choices.append(_orient(checkers, stacks, fit, dice, w, h, cover))
     choices.sort(key=lambda ch: ch[0])
     read = choices[0][1]
     chosen = [name for name, given in (("home", home), ("white", white)) if not given]
@@ -408,6 +413,10 @@ def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, hom
                        alternatives=alternatives if "home" in chosen and not reason and read.position else [])
     return PhotoRead(read.board, read.checkers, read.observation, None if reason else read.position,
                      reason or read.reason, orientation)
+
+
+def _numbers(indices) -> str:
+    return ", ".join(str(i + 1) for i in indices)
 
 
 def _home_corner(fit: FieldFit, home: str) -> tuple[int, int]:
@@ -441,9 +450,14 @@ def _conventional(fit: FieldFit, corner: tuple[int, int]) -> bool:
     return float(np.dot(right, toward)) > 0
 
 
-def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str):
-    """(rank, PhotoRead) for White's checkers being ``white`` and its home in ``home``."""
+def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover: Cover):
+    """(rank, PhotoRead) for White's checkers being ``white`` and its home in ``home``.
+    Checkers not found may lie in a pile or on a point whose next checker's place stands
+    out (``cover.unsure``); on a point something unexplained lies over (``cover.reached``)
+    anything may, and what was found there may be no checker: no count is sure there."""
     corner = _home_corner(fit, home)
+    unsure = {_point_number(column, row, corner) - 1 for column, row in cover.unsure}
+    reached = {_point_number(column, row, corner) - 1 for column, row in cover.reached}
     owner = {white: "white", ("dark" if white == "light" else "light"): "black"}
     signed = [0] * 24
     confidence = [1.0] * 24
@@ -465,33 +479,42 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str):
                                     c.along, loc))
     ranges = [(abs(n), abs(n)) for n in signed]
     off: dict[str, tuple[int, int]] = {}
-    unsure = []
+    unsure_text: list[str] = []
     for side, sign in (("white", 1), ("black", -1)):
         missing = CHECKERS - sum(n * sign for n in signed if n * sign > 0) - bar[side]
         piles = [i for i, n in enumerate(signed) if n * sign >= ROW]
+        hiding = sorted(i for i in unsure if signed[i] * sign >= 0 and i not in piles)
         home_board = range(0, 6) if sign > 0 else range(18, 24)
         all_home = bar[side] == 0 and all(i in home_board for i, n in enumerate(signed) if n * sign > 0)
         off[side] = (max(0, missing), max(0, missing))
-        if missing <= 0 or (all_home and not piles):
+        if missing <= 0 or (all_home and not piles and not hiding and not reached):
             continue
-        # checkers not found: hidden in a pile, borne off (only once all are home) or simply
-        # unseen; no count is guessed, the piles and the tray get honest ranges
+        # checkers not found: hidden in a pile or under what covers a point, borne off
+        # (only once all are home) or simply unseen; no count is guessed, the piles, the
+        # covered points and the tray get honest ranges
         off[side] = (0, missing)
-        for i in piles:
-            ranges[i] = (abs(signed[i]), abs(signed[i]) + missing)
+        for i in piles + hiding:
+            ranges[i] = (abs(signed[i]), max(ranges[i][1], abs(signed[i]) + missing))
             confidence[i] = min(confidence[i], 0.3)
         colour = next(c for c, o in owner.items() if o == side)
-        unsure.append(f"{missing} {colour} checker{'s' if missing > 1 else ''} not found"
-                      + (" (piles on points " + ", ".join(str(i + 1) for i in piles) + " may hide them)"
-                         if piles else ""))
+        where = [f"piles on points {_numbers(piles)}"] if piles else []
+        where += [f"what lies over points {_numbers(hiding)}"] if hiding else []
+        unsure_text.append(f"{missing} {colour} checker{'s' if missing > 1 else ''} not found"
+                           + (f" ({' or '.join(where)} may hide them)" if where else ""))
+    for i in reached:
+        ranges[i] = (0, CHECKERS)
+        confidence[i] = 0.0
+    if reached:
+        unsure_text.insert(0, f"something over points {_numbers(sorted(reached))} (a hand?) may hide checkers")
     points = tuple(PointRead(i + 1, None if n == 0 else ("white" if n > 0 else "black"), abs(n), ranges[i],
-                             confidence[i]) for i, n in enumerate(signed))
+                             confidence[i], i in reached) for i, n in enumerate(signed))
     halves = _dice_halves(dice, fit, corner)
-    observation = Observation(settled=True, board_visible=True, points=points,
-                              bar={s: (bar[s], bar[s]) for s in bar}, off=off, dice=halves, occlusion=Occlusion())
+    observation = Observation(settled=not cover.hand, board_visible=True, points=points,
+                              bar={s: (bar[s], bar[s]) for s in bar}, off=off, dice=halves,
+                              occlusion=Occlusion(hand=cover.hand))
     position, reason = None, None
-    if unsure:
-        reason = "; ".join(unsure)
+    if unsure_text:
+        reason = "; ".join(unsure_text)
     else:
         try:
             position = Position.from_points(signed, bar=(bar["white"], bar["black"]))

@@ -1,0 +1,165 @@
+"""What may cover points in a photo of a board, with no empty board to compare against.
+
+A photo's points are their own reference: the points of one colour look alike at the
+same distance from their bases (the same triangle, the same field beside it), so each
+point's strip, straightened through the field found (``FieldFit``) and cut into cells
+half a point wide from its base, is compared cell by cell with the median of its
+colour's other points where no checker or die was found. A cell that stands out from
+them (by ``STAND_OUT`` times their spread and at least ``DIFFERENT`` Lab units) shows
+something the photo does not explain: a hand, an arm, a card, a checker not found.
+
+A point's count is only sure when the place of its next checker (a diameter beyond the
+last one found, or at its base) is seen bare; a point whose next place stands out may
+hide more. A patch of ``PATCH`` such cells or more is a hand or something like it over
+the field, and the photo is not settled: the points whose checkers or next place it
+lies over or beside may hold anything.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.photo_board import FieldFit
+
+POINT_PIXELS = 24       # a point's width in the straightened field
+CELL = POINT_PIXELS // 2
+STAND_OUT = 4.0         # spreads of the other points' cells beyond which a cell stands out ...
+DIFFERENT = 20.0        # ... and Lab units (OpenCV 8-bit) at least
+SPREAD_FLOOR = 2.0      # Lab units: no cell's reference is tighter than this
+PATCH = 4               # cells standing out together that make a hand over the field
+EDGE_WEIGHT = 0.5       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
+OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
+AROUND = 1.1            # radii round a checker found that are its own
+
+
+class Placed(Protocol):
+    """A checker found, as far as cover needs it (``vision.photo.PhotoChecker``)."""
+
+    x: float
+    y: float
+    radius: float
+    place: str
+    column: int | None
+    row: int | None
+
+
+@dataclass(frozen=True)
+class Cover:
+    """``unsure``: the (column, row) of every point whose next checker's place stands out,
+    so that its count may hide more (columns 0..11 across the field from its (0, 0)
+    corner, row 0 on its y=0 side); ``reached``: the points a patch standing out lies
+    over or beside, from their base through their next checker's place, whose checkers
+    found may be anything (a hand's knuckles look like checkers); ``hand``: such a patch
+    lies anywhere over the field."""
+
+    unsure: frozenset = frozenset()
+    reached: frozenset = frozenset()
+    hand: bool = False
+
+
+def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_boxes=()) -> Cover:
+    """The points of a BGR photo that may hide checkers, given the field found, the checkers
+    found on it and the dice's boxes (x, y, w, h), all in the photo's pixels."""
+    width = int(round(POINT_PIXELS / fit.point_width))
+    a, b = fit.to_image([(0.5, 0.0), (0.5, 1.0)])
+    height = int(round(width * np.linalg.norm(b - a) / (fit.point_width_px() / fit.point_width)))
+    to_field_pixels = np.diag([1.0 / width, 1.0 / height, 1.0])
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    straight = cv2.warpPerspective(lab, fit.homography @ to_field_pixels, (width, height),
+                                   flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA, borderValue=(-1, -1, -1))
+    edges = np.hypot(cv2.Sobel(straight[..., 0], cv2.CV_32F, 1, 0), cv2.Sobel(straight[..., 0], cv2.CV_32F, 0, 1))
+    straight = np.dstack([straight, EDGE_WEIGHT * edges])
+    seen = cv2.warpPerspective(np.ones(image.shape[:2], np.uint8), fit.homography @ to_field_pixels, (width, height),
+                               flags=cv2.WARP_INVERSE_MAP | cv2.INTER_NEAREST).astype(bool)
+    occupied = np.zeros((height, width), np.uint8)
+    ends: dict[tuple[int, int], float] = {}
+    radius = CELL
+    for c in checkers:
+        (u, v), (u2, v2) = fit.to_field([(c.x, c.y), (c.x + c.radius, c.y)])
+        radius = float(np.hypot((u2 - u) * width, (v2 - v) * height))
+        cv2.circle(occupied, (int(round(u * width)), int(round(v * height))), int(np.ceil(AROUND * radius)), 1, -1)
+        if c.place == "point":
+            along = v * height if c.row == 0 else (1 - v) * height
+            ends[(c.column, c.row)] = max(ends.get((c.column, c.row), 0.0), along + radius)
+    for x, y, w, h in dice_boxes:
+        q = fit.to_field([(x, y), (x + w, y), (x + w, y + h), (x, y + h)]) * (width, height)
+        cv2.fillConvexPoly(occupied, np.round(q).astype(np.int32), 1)
+    cells = height // 2 // CELL
+    colours, bare = _cells(straight, seen, occupied.astype(bool), fit.column_centres() * width, cells, height)
+    out = _standing_out(colours, bare)
+    unsure, reached, hand = set(), set(), False
+    # cells from each point's base through the place of its next checker
+    span = {}
+    for row in range(2):
+        for column in range(12):
+            end = ends.get((column, row), 0.0)
+            span[column, row] = int(np.ceil((end + 2 * radius) / CELL))
+            if out[row, column, int(end // CELL):span[column, row]].any():
+                unsure.add((column, row))
+    for row in range(2):
+        count, _, stats, _ = cv2.connectedComponentsWithStats(out[row].T.astype(np.uint8), connectivity=8)
+        for k in range(1, count):
+            if stats[k, cv2.CC_STAT_AREA] < PATCH:
+                continue
+            hand = True
+            x, y, w = stats[k, cv2.CC_STAT_LEFT], stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_WIDTH]
+            reached |= {(c, row) for c in range(max(x - 1, 0), min(x + w + 1, 12)) if y - 1 < span[c, row]}
+    return Cover(frozenset(unsure), frozenset(reached), hand)
+
+
+def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres: np.ndarray, cells: int,
+           height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's cells from its base: the median colour of the part no checker or die
+    covers, (rows, columns, cells, 3), and whether the cell is bare (``OCCUPIED`` at most
+    covered, wholly inside the photo)."""
+    colours = np.zeros((2, 12, cells, straight.shape[2]))
+    bare = np.zeros((2, 12, cells), bool)
+    for row in range(2):
+        for column, x in enumerate(centres):
+            x0 = int(round(x - POINT_PIXELS / 2))
+            for i in range(cells):
+                y0 = i * CELL if row == 0 else height - (i + 1) * CELL
+                window = np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS]
+                free = ~occupied[window]
+                if free.mean() >= 1 - OCCUPIED and seen[window].all():
+                    bare[row, column, i] = True
+                    colours[row, column, i] = np.median(straight[window][free], axis=0)
+    return colours, bare
+
+
+def _standing_out(colours: np.ndarray, bare: np.ndarray) -> np.ndarray:
+    """Which bare cells stand out from the same cells of the points of their colour. The
+    points alternate colours along a row, and either a point faces one of the other
+    colour across the field or one of its own: the pairing whose cells lie nearer their
+    colour's, on the whole, is taken."""
+    best = None
+    for facing_other in (True, False):
+        kind = np.array([[(column + row * facing_other) % 2 for column in range(12)] for row in range(2)])
+        distance = np.full(bare.shape, np.inf)
+        spread = np.ones(bare.shape)
+        for k in (0, 1):
+            mine = (kind == k)[..., None] & bare
+            d, s = _against(colours, mine)
+            distance = np.where(mine, d, distance)
+            spread = np.where(mine, s, spread)
+        apart = float(distance[bare].mean()) if bare.any() else 0.0
+        if best is None or apart < best[0]:
+            best = (apart, bare & (distance > STAND_OUT * spread) & (distance > DIFFERENT))
+    return best[1]
+
+
+def _against(colours: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every cell's distance from the median of ``group``'s cells at its index, and the
+    spread of the group's distances there (both (rows, columns, cells))."""
+    masked = np.where(group[..., None], colours, np.nan).reshape(-1, *colours.shape[2:])
+    with warnings.catch_warnings():      # a cell index no cell of the group has
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reference = np.nanmedian(masked, axis=0)
+        d = np.linalg.norm(colours - reference, axis=-1)
+        s = np.nanmedian(np.where(group, d, np.nan).reshape(-1, colours.shape[2]), axis=0)
+    return d, np.broadcast_to(1.4826 * np.nan_to_num(s) + SPREAD_FLOOR, d.shape)
