@@ -31,8 +31,8 @@ CELL = POINT_PIXELS // 2
 STAND_OUT = 4.0         # spreads of the other points' cells beyond which a cell stands out ...
 DIFFERENT = 20.0        # ... and Lab units (OpenCV 8-bit) at least
 SPREAD_FLOOR = 2.0      # Lab units: no cell's reference is tighter than this
-PATCH = 4               # cells standing out together that make a hand over the field
-EDGE_WEIGHT = 0.5       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
+PATCH = 3               # cells standing out together that make a hand over the field
+EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
 
