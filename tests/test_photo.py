@@ -298,6 +298,7 @@ def test_real_photo_counts_and_boxes(stem):
                  for c in read.checkers)
     assert inside >= least_matched
     assert inside >= len(read.checkers) - 1          # hardly anything found outside the boxes
+    assert read.observation.settled                  # no hand over these boards, none taken for one
     for colour in ("light", "dark"):
         assert abs(read.counts[colour] - sum(b[0] == colour for b in boxes)) <= most_error
 
