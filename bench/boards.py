@@ -1,6 +1,6 @@
 """Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
 
-Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--hands 40]
+Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--hands 60]
                              [--first-seed 200000]
 
 Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
@@ -203,7 +203,7 @@ def main() -> int:
     ap.add_argument("--renders", type=int, default=56)
     ap.add_argument("--hard", type=int, default=28, help="rendered frames under random conditions")
     ap.add_argument("--difficulty", type=float, default=0.5)
-    ap.add_argument("--hands", type=int, default=40, help="rendered frames with a hand over the board")
+    ap.add_argument("--hands", type=int, default=60, help="rendered frames with a hand over the board")
     ap.add_argument("--first-seed", type=int, default=200000)
     args = ap.parse_args()
     cv2.setNumThreads(1)
