@@ -191,15 +191,15 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
         return _unread(tuple(dice), "no checkers found")
     fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius)
     dice_boxes = [tuple(v * scale for v in d.box) for d in dice]
-    checkers = _select(discs, fit, radius, dice_boxes)
-    cover = None if fit is None else find_cover(work, fit, checkers, dice_boxes)
-    checkers = [_scaled(c, 1 / scale) for c in checkers]
+    found = _select(discs, fit, radius, dice_boxes)
+    checkers = [_scaled(c, 1 / scale) for c in found]
     dice = _off_checkers(dice, checkers)
-    board = None if fit is None else fit.corners / scale
     if fit is None:
         return PhotoRead(None, tuple(checkers), Observation(False, False, dice=dice), None,
                          "no board field found")
-    return _read_position(checkers, FieldFit(board, fit.bar, fit.tip, fit.score), dice, white, home, cover)
+    cover = find_cover(work, fit, found, dice_boxes)
+    board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
+    return _read_position(checkers, board, dice, white, home, cover)
 
 
 def _working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -416,6 +416,7 @@ def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, hom
 
 
 def _numbers(indices) -> str:
+    """Point indices (0..23) as the points' numbers, for a reason's text."""
     return ", ".join(str(i + 1) for i in indices)
 
 

@@ -68,13 +68,13 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     width = int(round(POINT_PIXELS / fit.point_width))
     a, b = fit.to_image([(0.5, 0.0), (0.5, 1.0)])
     height = int(round(width * np.linalg.norm(b - a) / (fit.point_width_px() / fit.point_width)))
-    to_field_pixels = np.diag([1.0 / width, 1.0 / height, 1.0])
+    to_image = fit.homography @ np.diag([1.0 / width, 1.0 / height, 1.0])     # straightened pixels to the photo's
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    straight = cv2.warpPerspective(lab, fit.homography @ to_field_pixels, (width, height),
+    straight = cv2.warpPerspective(lab, to_image, (width, height),
                                    flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA, borderValue=(-1, -1, -1))
     edges = np.hypot(cv2.Sobel(straight[..., 0], cv2.CV_32F, 1, 0), cv2.Sobel(straight[..., 0], cv2.CV_32F, 0, 1))
     straight = np.dstack([straight, EDGE_WEIGHT * edges])
-    seen = cv2.warpPerspective(np.ones(image.shape[:2], np.uint8), fit.homography @ to_field_pixels, (width, height),
+    seen = cv2.warpPerspective(np.ones(image.shape[:2], np.uint8), to_image, (width, height),
                                flags=cv2.WARP_INVERSE_MAP | cv2.INTER_NEAREST).astype(bool)
     occupied = np.zeros((height, width), np.uint8)
     ends: dict[tuple[int, int], float] = {}
@@ -114,8 +114,9 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
 
 def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres: np.ndarray, cells: int,
            height: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each point's cells from its base: the median colour of the part no checker or die
-    covers, (rows, columns, cells, 3), and whether the cell is bare (``OCCUPIED`` at most
+    """Each point's cells from its base: the median of ``straight``'s channels (Lab and the
+    weighted gradient) over the part no checker or die covers, (rows, columns, cells,
+    channels), and whether the cell is bare (``OCCUPIED`` at most
     covered, wholly inside the photo)."""
     colours = np.zeros((2, 12, cells, straight.shape[2]))
     bare = np.zeros((2, 12, cells), bool)
