@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import cv2
 import numpy as np
@@ -377,12 +378,14 @@ def test_a_board_whose_outline_ranks_low_is_still_found_and_reads_its_opening():
 
 def test_a_field_that_misreads_the_opening_is_no_calibration():
     """A classic board turned, its trays along the top (tuning seed 31000158): the best of
-    the fields that show the opening's layout reads two of its points otherwise; rather
-    than a calibration that misreads frame after frame, the error says where."""
+    the fields that show the opening's layout reads point 12 (and with some OpenCV builds
+    point 11 too) otherwise; rather than a calibration that misreads frame after frame,
+    the error says where."""
     opening, _, _, _ = drawn_table(31000158, "classic", "top-right")
-    with pytest.raises(CalibrationError,
-                       match="checkers read otherwise on point 11 and point 12 of the board found: set the position up"):
+    with pytest.raises(CalibrationError, match="checkers read otherwise on point") as raised:
         calibrate(opening)
+    named = re.search(r"on (point .*) of the board found: set the position up", str(raised.value)).group(1)
+    assert named in ("point 12", "point 11 and point 12")
 
 
 def test_calibrate_without_a_position_on_a_frame_of_the_middle_game(tournament, tmp_path, capsys):
