@@ -23,7 +23,7 @@ from hardware.sim.renderer import Conditions, Hand, render
 from vision.photo import PhotoChecker, PhotoError, _home_corner, _point_number, _read_position, import_photo
 from vision.photo_board import FieldFit, _checkers_on_points
 from vision.photo_checkers import Disc, split_colours
-from vision.photo_cover import _standing_out
+from vision.photo_cover import CELL, _bases, _kinds, _standing_out
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -85,6 +85,22 @@ def test_a_stack_on_a_point_is_read_as_a_range_not_a_guessed_count():
     assert read.position is None and "piles on points 19 may hide them" in read.reason
     assert read.observation.point(19).count_range == (5, 7)
     assert read.observation.admits(position)
+
+
+def test_the_bare_base_of_a_point_of_a_sides_colour_is_no_checker():
+    """Red checkers on a felt board with red points (seed 400009): the bases of the bare
+    red points 5 and 15 outline discs of the red side's colour, and two of Black's six on
+    point 19 lie stacked out of sight. Taken for checkers, the bases made up Black's
+    fifteen and a wrong position; they look like the other bare red points' bases, so
+    they are none, and the two Black is short of leave the position open."""
+    rng = np.random.default_rng(400009)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    assert position.points()[4] == 0 and position.points()[14] == 0 and position.points()[18] == -6
+    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=400009, style="felt",
+                      size=(960, 540), conditions=Conditions.clean(), home="bottom-right")
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.observation.point(5).count == 0 and read.observation.point(15).count == 0
+    assert read.position is None and read.reason == "2 dark checkers not found"
 
 
 def test_opening_read_with_no_hint_takes_the_usual_orientation_and_says_it_is_not_sure(opening):
@@ -241,8 +257,31 @@ def test_a_cell_standing_out_from_its_colours_points_is_found_whichever_way_they
                 kind = (column + row * facing_other) % 2
                 colours[row, column] = (60 if kind else 200, 140, 150, 10) + rng.normal(0, 1.5, (8, 4))
         colours[0, 4, :3] = (150, 150, 160, 3)
-        out = _standing_out(colours, np.ones((2, 12, 8), bool))
+        bare = np.ones((2, 12, 8), bool)
+        kind = _kinds(colours, bare)
+        assert all(kind[row, column] == (column + row * facing_other) % 2 for row in range(2) for column in range(12))
+        out = _standing_out(colours, bare, kind)
         assert set(zip(*np.nonzero(out))) == {(0, 4, 0), (0, 4, 1), (0, 4, 2)}
+
+
+def test_a_lone_checker_looking_like_its_colours_bare_bases_is_the_base():
+    """Light points' cells alike, dark points' alike. A checker found alone on light
+    point (column 2, row 0) whose cells look like the bare light points' is the point's
+    base; one on column 4 whose face differs by 30 Lab units is a checker; on column 6,
+    sitting three cells up, it is judged where it lies (its cells there differ), not at
+    the base."""
+    rng = np.random.default_rng(3)
+    colours = np.zeros((2, 12, 8, 4))
+    for row in range(2):
+        for column in range(12):
+            colours[row, column] = (200 if (column + row) % 2 == 0 else 70, 128, 128, 8) + rng.normal(0, 1.0, (8, 4))
+    colours[0, 4, 0:2, 0] -= 30
+    colours[0, 6, 3:5, 0] -= 30
+    bare = np.ones((2, 12, 8), bool)
+    for column, cells in ((2, np.s_[0:2]), (4, np.s_[0:2]), (6, np.s_[3:5])):
+        bare[0, column, cells] = False
+    lone = {(2, 0): (CELL, CELL * 0.9), (4, 0): (CELL, CELL * 0.9), (6, 0): (4 * CELL, CELL * 0.9)}
+    assert _bases(colours, bare, _kinds(colours, bare), lone) == {(2, 0)}
 
 
 def test_black_or_tiny_photos_are_errors():

@@ -13,6 +13,11 @@ last one found, or at its base) is seen bare; a point whose next place stands ou
 hide more. A patch of ``PATCH`` such cells or more is a hand or something like it over
 the field, and the photo is not settled: the points whose checkers or next place it
 lies over or beside may hold anything.
+
+The same reference tells a bare point's base taken for a checker: a checker lying
+alone on a point changes how its place looks (its face, rim and shadow), so one whose
+cells look like the same cells of the bare points of its colour (within ``BARE_LIKE``)
+is the point's own drawing (a light triangle's base on a dark field outlines a disc).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ PATCH = 3               # cells standing out together that make a hand over the 
 EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
+BARE_LIKE = DIFFERENT / 2   # a lone checker's cells this close to the bare points' (Lab units) are a base
 
 
 class Placed(Protocol):
@@ -55,11 +61,13 @@ class Cover:
     corner, row 0 on its y=0 side); ``reached``: the points a patch standing out lies
     over or beside, from their base through their next checker's place, whose checkers
     found may be anything (a hand's knuckles look like checkers); ``hand``: such a patch
-    lies anywhere over the field."""
+    lies anywhere over the field; ``bases``: the points whose only checker found looks
+    like the bare points of its colour at its place (the point's base, not a checker)."""
 
     unsure: frozenset = frozenset()
     reached: frozenset = frozenset()
     hand: bool = False
+    bases: frozenset = frozenset()
 
 
 def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_boxes=()) -> Cover:
@@ -78,6 +86,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
                                flags=cv2.WARP_INVERSE_MAP | cv2.INTER_NEAREST).astype(bool)
     occupied = np.zeros((height, width), np.uint8)
     ends: dict[tuple[int, int], float] = {}
+    stacks: dict[tuple[int, int], list[tuple[float, float]]] = {}
     radius = CELL
     for c in checkers:
         (u, v), (u2, v2) = fit.to_field([(c.x, c.y), (c.x + c.radius, c.y)])
@@ -86,12 +95,17 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
         if c.place == "point":
             along = v * height if c.row == 0 else (1 - v) * height
             ends[(c.column, c.row)] = max(ends.get((c.column, c.row), 0.0), along + radius)
+            stacks.setdefault((c.column, c.row), []).append((along, radius))
     for x, y, w, h in dice_boxes:
         q = fit.to_field([(x, y), (x + w, y), (x + w, y + h), (x, y + h)]) * (width, height)
         cv2.fillConvexPoly(occupied, np.round(q).astype(np.int32), 1)
     cells = height // 2 // CELL
-    colours, bare = _cells(straight, seen, occupied.astype(bool), fit.column_centres() * width, cells, height)
-    out = _standing_out(colours, bare)
+    centres = fit.column_centres() * width
+    colours, bare = _cells(straight, seen, occupied.astype(bool), centres, cells, height)
+    kind = _kinds(colours, bare)
+    out = _standing_out(colours, bare, kind)
+    whole, _ = _cells(straight, seen, np.zeros_like(occupied, bool), centres, cells, height)
+    bases = _bases(whole, bare, kind, {key: stack[0] for key, stack in stacks.items() if len(stack) == 1})
     unsure, reached, hand = set(), set(), False
     # cells from each point's base through the place of its next checker
     span = {}
@@ -109,7 +123,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
             hand = True
             x, y, w = stats[k, cv2.CC_STAT_LEFT], stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_WIDTH]
             reached |= {(c, row) for c in range(max(x - 1, 0), min(x + w + 1, 12)) if y - 1 < span[c, row]}
-    return Cover(frozenset(unsure), frozenset(reached), hand)
+    return Cover(frozenset(unsure), frozenset(reached), hand, frozenset(bases))
 
 
 def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres: np.ndarray, cells: int,
@@ -133,25 +147,56 @@ def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres
     return colours, bare
 
 
-def _standing_out(colours: np.ndarray, bare: np.ndarray) -> np.ndarray:
-    """Which bare cells stand out from the same cells of the points of their colour. The
-    points alternate colours along a row, and either a point faces one of the other
-    colour across the field or one of its own: the pairing whose cells lie nearer their
-    colour's, on the whole, is taken."""
+def _kinds(colours: np.ndarray, bare: np.ndarray) -> np.ndarray:
+    """Each point's colour (0 or 1, (rows, columns)). The points alternate colours along a
+    row, and either a point faces one of the other colour across the field or one of its
+    own: the pairing whose bare cells lie nearer their colour's, on the whole, is taken."""
     best = None
     for facing_other in (True, False):
         kind = np.array([[(column + row * facing_other) % 2 for column in range(12)] for row in range(2)])
-        distance = np.full(bare.shape, np.inf)
-        spread = np.ones(bare.shape)
-        for k in (0, 1):
-            mine = (kind == k)[..., None] & bare
-            d, s = _against(colours, mine)
-            distance = np.where(mine, d, distance)
-            spread = np.where(mine, s, spread)
+        distance, _ = _by_kind(colours, bare, kind)
         apart = float(distance[bare].mean()) if bare.any() else 0.0
         if best is None or apart < best[0]:
-            best = (apart, bare & (distance > STAND_OUT * spread) & (distance > DIFFERENT))
+            best = (apart, kind)
     return best[1]
+
+
+def _by_kind(colours: np.ndarray, bare: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every bare cell's distance from the bare cells of its colour's points and their
+    spread there (``_against``); infinite and 1 elsewhere."""
+    distance = np.full(bare.shape, np.inf)
+    spread = np.ones(bare.shape)
+    for k in (0, 1):
+        mine = (kind == k)[..., None] & bare
+        d, s = _against(colours, mine)
+        distance = np.where(mine, d, distance)
+        spread = np.where(mine, s, spread)
+    return distance, spread
+
+
+def _standing_out(colours: np.ndarray, bare: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """Which bare cells stand out from the same cells of the points of their colour."""
+    distance, spread = _by_kind(colours, bare, kind)
+    return bare & (distance > STAND_OUT * spread) & (distance > DIFFERENT)
+
+
+def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
+           lone: dict[tuple[int, int], tuple[float, float]]) -> set[tuple[int, int]]:
+    """The (column, row) of the points in ``lone`` (each with the one checker found there:
+    its centre's distance from the base and radius, straightened pixels) whose cells under
+    that checker, colours and all (``whole``), lie within ``BARE_LIKE`` of the median of
+    the same cells of two or more points of the same colour where nothing was found."""
+    out = set()
+    for (column, row), (along, radius) in lone.items():
+        under = np.s_[max(0, int((along - radius) // CELL)):int(np.ceil((along + radius) / CELL))]
+        others = [(r, c) for r in range(2) for c in range(12)
+                  if kind[r, c] == kind[row, column] and (c, r) not in lone and bare[r, c, under].all()]
+        if len(others) < 2 or not bare[row, column, under].size:
+            continue
+        reference = np.median([whole[r, c, under] for r, c in others], axis=0)
+        if np.linalg.norm(whole[row, column, under] - reference, axis=-1).max() < BARE_LIKE:
+            out.add((column, row))
+    return out
 
 
 def _against(colours: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
