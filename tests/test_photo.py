@@ -23,7 +23,7 @@ from hardware.sim.renderer import Conditions, Hand, render
 from vision.photo import PhotoChecker, PhotoError, _home_corner, _point_number, _read_position, import_photo
 from vision.photo_board import FieldFit, _checkers_on_points
 from vision.photo_checkers import Disc, split_colours
-from vision.photo_cover import CELL, _bases, _kinds, _standing_out
+from vision.photo_cover import CELL, _bases, _pairing, _standing_out
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -258,9 +258,9 @@ def test_a_cell_standing_out_from_its_colours_points_is_found_whichever_way_they
                 colours[row, column] = (60 if kind else 200, 140, 150, 10) + rng.normal(0, 1.5, (8, 4))
         colours[0, 4, :3] = (150, 150, 160, 3)
         bare = np.ones((2, 12, 8), bool)
-        kind = _kinds(colours, bare)
+        kind, distance, spread = _pairing(colours, bare)
         assert all(kind[row, column] == (column + row * facing_other) % 2 for row in range(2) for column in range(12))
-        out = _standing_out(colours, bare, kind)
+        out = _standing_out(bare, distance, spread)
         assert set(zip(*np.nonzero(out))) == {(0, 4, 0), (0, 4, 1), (0, 4, 2)}
 
 
@@ -281,7 +281,7 @@ def test_a_lone_checker_looking_like_its_colours_bare_bases_is_the_base():
     for column, cells in ((2, np.s_[0:2]), (4, np.s_[0:2]), (6, np.s_[3:5])):
         bare[0, column, cells] = False
     lone = {(2, 0): (CELL, CELL * 0.9), (4, 0): (CELL, CELL * 0.9), (6, 0): (4 * CELL, CELL * 0.9)}
-    assert _bases(colours, bare, _kinds(colours, bare), lone) == {(2, 0)}
+    assert _bases(colours, bare, _pairing(colours, bare)[0], lone) == {(2, 0)}
 
 
 def test_black_or_tiny_photos_are_errors():

@@ -198,7 +198,7 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
         return PhotoRead(None, tuple(checkers), Observation(False, False, dice=dice), None,
                          "no board field found")
     cover = find_cover(work, fit, found, dice_boxes)
-    checkers = [c for c in checkers if c.place != "point" or (c.column, c.row) not in cover.bases]
+    checkers = [c for c in checkers if (c.column, c.row) not in cover.bases]
     board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
     return _read_position(checkers, board, dice, white, home, cover)
 

@@ -85,7 +85,6 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     seen = cv2.warpPerspective(np.ones(image.shape[:2], np.uint8), to_image, (width, height),
                                flags=cv2.WARP_INVERSE_MAP | cv2.INTER_NEAREST).astype(bool)
     occupied = np.zeros((height, width), np.uint8)
-    ends: dict[tuple[int, int], float] = {}
     stacks: dict[tuple[int, int], list[tuple[float, float]]] = {}
     radius = CELL
     for c in checkers:
@@ -94,7 +93,6 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
         cv2.circle(occupied, (int(round(u * width)), int(round(v * height))), int(np.ceil(AROUND * radius)), 1, -1)
         if c.place == "point":
             along = v * height if c.row == 0 else (1 - v) * height
-            ends[(c.column, c.row)] = max(ends.get((c.column, c.row), 0.0), along + radius)
             stacks.setdefault((c.column, c.row), []).append((along, radius))
     for x, y, w, h in dice_boxes:
         q = fit.to_field([(x, y), (x + w, y), (x + w, y + h), (x, y + h)]) * (width, height)
@@ -102,16 +100,19 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     cells = height // 2 // CELL
     centres = fit.column_centres() * width
     colours, bare = _cells(straight, seen, occupied.astype(bool), centres, cells, height)
-    kind = _kinds(colours, bare)
-    out = _standing_out(colours, bare, kind)
-    whole, _ = _cells(straight, seen, np.zeros_like(occupied, bool), centres, cells, height)
-    bases = _bases(whole, bare, kind, {key: stack[0] for key, stack in stacks.items() if len(stack) == 1})
+    kind, distance, spread = _pairing(colours, bare)
+    out = _standing_out(bare, distance, spread)
+    lone = {key: stack[0] for key, stack in stacks.items() if len(stack) == 1}
+    bases = set()
+    if lone:
+        whole, _ = _cells(straight, seen, np.zeros_like(occupied, bool), centres, cells, height)
+        bases = _bases(whole, bare, kind, lone)
     unsure, reached, hand = set(), set(), False
     # cells from each point's base through the place of its next checker
     span = {}
     for row in range(2):
         for column in range(12):
-            end = ends.get((column, row), 0.0)
+            end = max((along + r for along, r in stacks.get((column, row), ())), default=0.0)
             span[column, row] = int(np.ceil((end + 2 * radius) / CELL))
             if out[row, column, int(end // CELL):span[column, row]].any():
                 unsure.add((column, row))
@@ -147,36 +148,31 @@ def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres
     return colours, bare
 
 
-def _kinds(colours: np.ndarray, bare: np.ndarray) -> np.ndarray:
-    """Each point's colour (0 or 1, (rows, columns)). The points alternate colours along a
-    row, and either a point faces one of the other colour across the field or one of its
-    own: the pairing whose bare cells lie nearer their colour's, on the whole, is taken."""
+def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each point's colour (0 or 1, (rows, columns)) and every bare cell's distance from the
+    bare cells of its colour's points and their spread there (``_against``; infinite and 1
+    elsewhere). The points alternate colours along a row, and either a point faces one of
+    the other colour across the field or one of its own: the pairing whose bare cells lie
+    nearer their colour's, on the whole, is taken."""
     best = None
     for facing_other in (True, False):
         kind = np.array([[(column + row * facing_other) % 2 for column in range(12)] for row in range(2)])
-        distance, _ = _by_kind(colours, bare, kind)
+        distance = np.full(bare.shape, np.inf)
+        spread = np.ones(bare.shape)
+        for k in (0, 1):
+            mine = (kind == k)[..., None] & bare
+            d, s = _against(colours, mine)
+            distance = np.where(mine, d, distance)
+            spread = np.where(mine, s, spread)
         apart = float(distance[bare].mean()) if bare.any() else 0.0
         if best is None or apart < best[0]:
-            best = (apart, kind)
-    return best[1]
+            best = (apart, kind, distance, spread)
+    return best[1:]
 
 
-def _by_kind(colours: np.ndarray, bare: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every bare cell's distance from the bare cells of its colour's points and their
-    spread there (``_against``); infinite and 1 elsewhere."""
-    distance = np.full(bare.shape, np.inf)
-    spread = np.ones(bare.shape)
-    for k in (0, 1):
-        mine = (kind == k)[..., None] & bare
-        d, s = _against(colours, mine)
-        distance = np.where(mine, d, distance)
-        spread = np.where(mine, s, spread)
-    return distance, spread
-
-
-def _standing_out(colours: np.ndarray, bare: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Which bare cells stand out from the same cells of the points of their colour."""
-    distance, spread = _by_kind(colours, bare, kind)
+def _standing_out(bare: np.ndarray, distance: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """Which bare cells stand out from the same cells of the points of their colour (their
+    distance and spread from ``_pairing``)."""
     return bare & (distance > STAND_OUT * spread) & (distance > DIFFERENT)
 
 
@@ -189,12 +185,13 @@ def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
     out = set()
     for (column, row), (along, radius) in lone.items():
         under = np.s_[max(0, int((along - radius) // CELL)):int(np.ceil((along + radius) / CELL))]
+        mine = whole[row, column, under]
         others = [(r, c) for r in range(2) for c in range(12)
                   if kind[r, c] == kind[row, column] and (c, r) not in lone and bare[r, c, under].all()]
-        if len(others) < 2 or not bare[row, column, under].size:
+        if len(others) < 2 or not len(mine):
             continue
         reference = np.median([whole[r, c, under] for r, c in others], axis=0)
-        if np.linalg.norm(whole[row, column, under] - reference, axis=-1).max() < BARE_LIKE:
+        if np.linalg.norm(mine - reference, axis=-1).max() < BARE_LIKE:
             out.add((column, row))
     return out
 
