@@ -27,8 +27,8 @@ from engine.position import WHITE, Position, PositionError
 from vision.dice import find_dice
 from vision.image_check import image_problem
 from vision.observation import DieRead, Observation, Occlusion, PointRead
-from vision.photo_board import FieldFit, find_field
-from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours
+from vision.photo_board import FieldFit, field_colour, find_field
+from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours, weighted
 from vision.photo_cover import Cover, find_cover
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
@@ -52,6 +52,8 @@ START_COST = 1.0        # ... lost by a row's first checker (a point's base look
 ROW_BONUS = 1.0         # ... gained by lying a diameter from the last checker of its row
 SKIP_COST = 1.0         # ... lost per checker a row skips
 DIE_COST = 3.0          # ... lost where a die was read
+FIELD_COST = 3.0        # ... lost by a disc the colour of the field rather than its side's
+FIELD_LIKE = 0.5        # (its colour this many times nearer the field's than its side's)
 CLOSED = 4 / 32         # the longest unseen arc of a checker off the points (share of the outline)
 OPEN = 14 / 32          # ... of one on a point
 COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour ...
@@ -190,8 +192,9 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     if len(strong) < 2:
         return _unread(tuple(dice), "no checkers found")
     fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius)
+    field = None if fit is None else field_colour(work, fit, np.array([(d.x, d.y, d.radius) for d in strong]))
     dice_boxes = [tuple(v * scale for v in d.box) for d in dice]
-    found = _select(discs, fit, radius, dice_boxes)
+    found = _select(discs, fit, radius, dice_boxes, field)
     checkers = [_scaled(c, 1 / scale) for c in found]
     dice = _off_checkers(dice, checkers)
     if fit is None:
@@ -223,7 +226,8 @@ def _scaled(c: PhotoChecker, f: float) -> PhotoChecker:
 
 
 # ------------------------------------------------------------------ which discs are checkers
-def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=()) -> list[PhotoChecker]:
+def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(),
+            field: np.ndarray | None = None) -> list[PhotoChecker]:
     """The discs that are checkers, with their colour and place.
 
     A disc's colour must belong to one of the two sides (learned from the discs with the
@@ -240,8 +244,9 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     # no die read over a disc, or only in its middle (a glossy checker's highlight)
     clear_of_dice = [all(_in_middle(b, d) for b in boxes) for d, boxes in zip(discs, covering)]
     strong = [d for d, die in zip(discs, on_die) if d.support >= STRONG and not die]
-    labels, distances = split_colours(strong, discs)
+    labels, distances, centres = split_colours(strong, discs)
     distance = distances[np.arange(len(discs)), labels]
+    field_like = _field_like(discs, centres, field)
     places = [_place(d, fit, radius) for d in discs]
     # how clear a checker's outline is depends on the photo: judge each against the clearest
     clearest = np.sort([d.support for d in discs])[::-1][:CHECKERS]
@@ -258,7 +263,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             taken.add(i)
     labels = labels.copy()
     for members in rows.values():
-        side, row_discs = _row(members, discs, places, distances, on_die, radius, reference)
+        side, row_discs = _row(members, discs, places, distances, on_die, field_like, radius, reference)
         for i in row_discs:
             labels[i], distance[i] = side, distances[i, side]
         taken |= row_discs
@@ -306,7 +311,18 @@ def _evidence(d: Disc, distance: float, reference: float) -> float:
             - GAP_COST * (d.gap - EVEN_GAP))
 
 
-def _row(members: list[int], discs: list[Disc], places, distances, on_die, radius: float,
+def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None) -> np.ndarray:
+    """For each disc and side (N x 2), whether its colour lies ``FIELD_LIKE`` times nearer
+    the field's colour (``field``, Lab; None when unknown) than that side's (``centres``,
+    from ``split_colours``): a round patch of the field, not a checker."""
+    if field is None or not discs:
+        return np.zeros((len(discs), 2), bool)
+    colours = weighted([d.lab for d in discs])
+    to_field = np.linalg.norm(colours - weighted(field), axis=1)
+    return to_field[:, None] < FIELD_LIKE * np.linalg.norm(colours[:, None] - centres[None], axis=2)
+
+
+def _row(members: list[int], discs: list[Disc], places, distances, on_die, field_like, radius: float,
          reference: float) -> tuple[int, set[int]]:
     """The discs on one point that are checkers: the best row among them, as (side label,
     its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it)
@@ -322,13 +338,15 @@ def _row(members: list[int], discs: list[Disc], places, distances, on_die, radiu
     faint disc a bare point's base makes beside the row's last checker stays out.
     So a clear one alone makes a row and a disc whose colour lies between the sides'
     takes its row's. A disc where a die was read costs ``DIE_COST``: alone it is the
-    die, in a row of checkers it is one."""
+    die, in a row of checkers it is one. A disc the colour of the field (``field_like``)
+    costs ``FIELD_COST``: on a field the colour of one side's checkers (cream and white)
+    the field's grain outlines discs of nearly that colour beside the points."""
     best_row: tuple[float, int, set[int]] = (0.0, 0, set())
     for side in (0, 1):
         order = sorted((j for j in members if distances[j, side] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
         worth = [_evidence(discs[j], distances[j, side], reference) - DIE_COST * on_die[j]
-                 - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
+                 - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
         # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
         # ``vouched`` when that part holds a clear disc; nxt: the disc after a in it
         rest: list[dict[bool, float]] = [{} for _ in order]

@@ -407,3 +407,27 @@ def find_field(image: np.ndarray, discs: np.ndarray | None = None, radius: float
         if best is None or fit.score > best.score:
             best = fit
     return best
+
+
+FIELD_SAMPLES = 200      # samples of the field's colour that must show for it to be known
+
+
+def field_colour(image: np.ndarray, fit: FieldFit, away: np.ndarray | None = None) -> np.ndarray | None:
+    """The colour (OpenCV 8-bit Lab median) of the field itself: the band between the two
+    rows' tips in both halves, where no point is drawn, sampled away from the circles
+    ``away`` (N x 3: x, y, radius; checkers found) and inside the photo; None when too
+    little of it shows."""
+    half = (1 - fit.bar) / 2
+    us = np.r_[np.linspace(0.02, half - 0.02, 40), np.linspace(1 - half + 0.02, 0.98, 40)]
+    vs = np.linspace(fit.tip + 0.01, 1 - fit.tip - 0.01, 8)
+    xy = fit.to_image(np.array([(u, v) for u in us for v in vs]))
+    h, w = image.shape[:2]
+    keep = (xy[:, 0] >= 0) & (xy[:, 0] <= w - 1) & (xy[:, 1] >= 0) & (xy[:, 1] <= h - 1)
+    if away is not None and len(away):
+        d = np.hypot(xy[:, None, 0] - away[None, :, 0], xy[:, None, 1] - away[None, :, 1])
+        keep &= (d > away[None, :, 2]).all(axis=1)
+    if keep.sum() < FIELD_SAMPLES:
+        return None
+    lab = cv2.cvtColor(cv2.GaussianBlur(image, (0, 0), 1.5), cv2.COLOR_BGR2LAB)
+    at = np.round(xy[keep]).astype(int)
+    return np.median(lab[at[:, 1], at[:, 0]].astype(np.float64), axis=0)

@@ -207,10 +207,16 @@ COLOUR_WEIGHTS = np.array([1.0, 1.5, 1.5])  # hue tells checkers apart as much a
 SPREAD_FLOOR = 4.0                           # Lab units: no side's colours are tighter than this
 
 
-def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple[np.ndarray, np.ndarray]:
+def weighted(lab) -> np.ndarray:
+    """Lab colours (OpenCV 8-bit, ... x 3) in the space checkers' colours are compared in."""
+    return np.asarray(lab, np.float64) * COLOUR_WEIGHTS
+
+
+def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The two sides' colours learned from ``model`` (discs that surely are checkers); for
     each of ``discs`` its side (1 the lighter, 0 the darker) and its colour's distance from
-    each side's median in units of that side's spread (N x 2, column 1 the lighter side).
+    each side's median in units of that side's spread (N x 2, column 1 the lighter side);
+    and the sides' medians (2 x 3, ``weighted``, row 1 the lighter side).
 
     Two-means in Lab is started from the extremes along lightness, each chroma axis and
     the main axis of the colours; the split kept is the one whose groups stand furthest
@@ -220,17 +226,17 @@ def split_colours(model: list[Disc], discs: list[Disc], most: int = 15) -> tuple
     shade nearer the other group joins it, where that leaves neither side overfull.
     """
     if not discs:
-        return np.zeros(0, int), np.zeros((0, 2))
-    weighted = np.array([d.lab for d in discs]) * COLOUR_WEIGHTS
-    train = np.array([d.lab for d in model]) * COLOUR_WEIGHTS if len(model) >= 2 else weighted
+        return np.zeros(0, int), np.zeros((0, 2)), np.zeros((2, 3))
+    colours = weighted([d.lab for d in discs])
+    train = weighted([d.lab for d in model]) if len(model) >= 2 else colours
     member = _regroup(train, _best_split(train, most), most)
     centres = np.array([np.median(train[member == k], axis=0) for k in range(2)])
     spread = np.array([np.median(np.linalg.norm(train[member == k] - centres[k], axis=1))
                        for k in range(2)]) + SPREAD_FLOOR
     if centres[0, 0] > centres[1, 0]:
         centres, spread = centres[::-1], spread[::-1]
-    distance = np.linalg.norm(weighted[:, None] - centres[None], axis=2) / spread[None]
-    return distance.argmin(axis=1), distance
+    distance = np.linalg.norm(colours[:, None] - centres[None], axis=2) / spread[None]
+    return distance.argmin(axis=1), distance, centres
 
 
 def _best_split(colours: np.ndarray, most: int) -> np.ndarray:
