@@ -40,7 +40,7 @@ PATCH = 3               # cells standing out together that make a hand over the 
 EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
-BARE_LIKE = DIFFERENT / 2   # a lone checker's cells this close to the bare points' (Lab units) are a base
+BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base
 
 
 class Placed(Protocol):
