@@ -19,9 +19,9 @@ from engine.ids import Xgid
 from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import random_position
-from hardware.sim.renderer import Conditions, Hand, render
-from vision.photo import (PhotoChecker, PhotoError, _field_like, _home_corner, _point_number, _read_position,
-                          import_photo)
+from hardware.sim.renderer import STYLES, Conditions, Hand, render
+from vision.photo import (HOMES, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
+                          _read_position, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, split_colours
 from vision.photo_cover import CELL, _bases, _pairing, _standing_out
@@ -88,31 +88,29 @@ def test_a_stack_on_a_point_is_read_as_a_range_not_a_guessed_count():
     assert read.observation.admits(position)
 
 
+def _clean_render(seed: int) -> tuple[np.ndarray, Position, str]:
+    """The clean rendered photo ``bench/boards.py`` makes of ``seed`` (style and home by seed)."""
+    rng = np.random.default_rng(seed)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    style = list(STYLES)[seed % len(STYLES)]
+    home = HOMES[(seed // len(STYLES)) % len(HOMES)]
+    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed, style=style,
+                      size=(960, 540), conditions=Conditions.clean(), home=home)
+    return image, position, home
+
+
 def test_the_bare_base_of_a_point_of_a_sides_colour_is_no_checker():
     """Red checkers on a felt board with red points (seed 400009): the bases of the bare
     red points 5 and 15 outline discs of the red side's colour, and two of Black's six on
     point 19 lie stacked out of sight. Taken for checkers, the bases made up Black's
     fifteen and a wrong position; they look like the other bare red points' bases, so
     they are none, and the two Black is short of leave the position open."""
-    rng = np.random.default_rng(400009)
-    position = random_position(rng, int(rng.integers(0, 40)))
+    image, position, home = _clean_render(400009)
+    assert home == "bottom-right"
     assert position.points()[4] == 0 and position.points()[14] == 0 and position.points()[18] == -6
-    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=400009, style="felt",
-                      size=(960, 540), conditions=Conditions.clean(), home="bottom-right")
-    read = import_photo(image, white="light", home="bottom-right")
+    read = import_photo(image, white="light", home=home)
     assert read.observation.point(5).count == 0 and read.observation.point(15).count == 0
     assert read.position is None and read.reason == "2 dark checkers not found"
-
-
-def _clean_render(seed: int) -> tuple[np.ndarray, Position, str]:
-    """The clean rendered photo ``bench/boards.py`` makes of ``seed`` (style and home by seed)."""
-    rng = np.random.default_rng(seed)
-    position = random_position(rng, int(rng.integers(0, 40)))
-    style, home = ("classic", "felt", "redblack", "brown", "tournament", "blue", "inlaid")[seed % 7], \
-        ("bottom-right", "bottom-left", "top-right", "top-left")[(seed // 7) % 4]
-    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed, style=style,
-                      size=(960, 540), conditions=Conditions.clean(), home=home)
-    return image, position, home
 
 
 def test_the_cream_fields_grain_is_no_checker():
