@@ -256,6 +256,13 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_dice needs a BGR colour image")
     candidates, die_size = photo_candidates(image, region, die_size)
+    return _read_candidates(image, candidates, die_size, net)
+
+
+def _read_candidates(image: np.ndarray, candidates: list[Candidate], die_size: float,
+                     net: DiceNet | None) -> list[Die]:
+    """The dice the photos' network reads at ``candidates`` of a photo whose typical die is
+    ``die_size`` pixels wide (see ``find_dice``)."""
     if not candidates:
         return []
     small, scale = photo_scaled(image, die_size)
@@ -340,6 +347,46 @@ def _net() -> DiceNet:
     if "dice_photo" not in _NETS:
         _NETS["dice_photo"] = DiceNet("dice_photo")
     return _NETS["dice_photo"]
+
+
+# ------------------------------------------------------------ dice on a board in a photo
+BOARD_PHOTO_CHECKER = 40.0  # a board photo's pip-like spots are looked for with a checker this many pixels wide
+BOARD_PHOTO_DIE = 0.6       # a die's side, with the sides a photo shows, in checker diameters (dice come with
+                            # the set)
+BOARD_PHOTO_CROWDS = 24     # at most this many crowds of spots are candidates ...
+BOARD_PHOTO_SPOTS = 12      # ... and this many lone spots (a one)
+BOARD_PHOTO_SURE = 0.5      # the least confidence of a die read in a board photo
+
+
+def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
+                          net: DiceNet | None = None) -> list[Die]:
+    """The dice on a board in a photo (BGR) whose checkers are ``diameter`` pixels wide:
+    read by the photos' network at ``BOARD_PHOTO_DIE`` checker diameters,
+    at least ``BOARD_PHOTO_SURE`` sure.
+
+    A board is all edges and blobs (points, rows of checkers, the case), so candidates are
+    pip-like spots instead: where they crowd into a die-sized square, and the strongest
+    lone ones (a one has a single pip), only on the ``surface`` where dice are rolled
+    (image polygons, if given: the halves of the field; the cube waits on the bar and its
+    numbers read as pips)."""
+    if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+        raise ValueError("find_board_photo_dice needs a BGR colour image")
+    f = BOARD_PHOTO_CHECKER / diameter
+    small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+    keep = np.full(small.shape[:2], 255, np.uint8)
+    if surface is not None:
+        keep[:] = 0
+        for polygon in surface:
+            cv2.fillConvexPoly(keep, np.round(np.asarray(polygon, np.float64) * f).astype(np.int32), 255)
+    spots = _spots(small)
+    spots[keep == 0] = 0
+    peaks = (spots > SPOT) & (spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8)))
+    square = int(BOARD_PHOTO_DIE * BOARD_PHOTO_CHECKER) | 1
+    found = (_crowded(spots * peaks, square, BOARD_PHOTO_CROWDS)
+             + _apart(spots, peaks, 0.8 * square, BOARD_PHOTO_SPOTS))
+    die_size = BOARD_PHOTO_DIE * diameter
+    candidates = [(x / f, y / f, die_size, True) for x, y in found]
+    return [d for d in _read_candidates(image, candidates, die_size, net) if d.confidence >= BOARD_PHOTO_SURE]
 
 
 # ---------------------------------------------------------------------- dice on a board
@@ -532,7 +579,7 @@ class BoardDice:
         spots = cv2.subtract(_spots(canonical), self.empty_spots)
         spots[self._surface == 0] = 0
         peaks = (spots > SPOT) & (spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8)))
-        found += self._crowded(spots * peaks)
+        found += _crowded(spots * peaks, self._square.shape[0], CROWDS)
         if rows is not None:
             cv2.multiply(spots, self._gap_weights(rows), dst=spots)
         found += _apart(spots, peaks, 0.8 * self._square.shape[0], CROWDS)
@@ -577,18 +624,6 @@ class BoardDice:
             cv2.fillConvexPoly(weights, band, GAP_SPOTS)
         return weights
 
-    def _crowded(self, peaks: np.ndarray) -> list[tuple[float, float]]:
-        """Where new pip-like spots (``peaks``: their strengths where they peak, else 0) crowd
-        into a die-sized square, the strongest crowds first, each at its spots' middle: the
-        squares holding the same spots tie, and the tie goes to the square nearest their
-        middle (else a lone die's crowd was a square of ties, all but a few of them dropped
-        among the strongest crowds' ties, and the die missed)."""
-        k = self._square.shape[0]
-        crowd = cv2.boxFilter(peaks, -1, (k, k), normalize=False)
-        crowd += 1e-3 * cv2.GaussianBlur(peaks, (0, 0), k / 4)
-        top = cv2.dilate(crowd, self._square)
-        return _apart(crowd, (crowd >= top) & (crowd > 0), 0.8 * k, CROWDS)
-
     def _box(self, cx: float, cy: float) -> tuple[int, int, int, int]:
         """The frame box (x, y, w, h) round a die read at canonical (cx, cy)."""
         r = 0.5 * DIE_SIDE * self.model.ppd * BOX
@@ -615,6 +650,18 @@ def _ridges(mask: np.ndarray, side: float, solid: float) -> list[tuple[float, fl
     depth = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
     peak = cv2.dilate(depth, np.ones((int(side) | 1,) * 2, np.uint8))
     return _apart(depth, (depth >= peak) & (depth >= solid * side) & (depth <= 0.9 * side), 0.8 * side)
+
+
+def _crowded(peaks: np.ndarray, square: int, limit: int) -> list[tuple[float, float]]:
+    """Where pip-like spots (``peaks``: their strengths where they peak, else 0) crowd
+    into a ``square``-pixel square, the strongest crowds first, each at its spots' middle:
+    the squares holding the same spots tie, and the tie goes to the square nearest their
+    middle (else a lone die's crowd was a square of ties, all but a few of them dropped
+    among the strongest crowds' ties, and the die missed); at most ``limit``."""
+    crowd = cv2.boxFilter(peaks, -1, (square, square), normalize=False)
+    crowd += 1e-3 * cv2.GaussianBlur(peaks, (0, 0), square / 4)
+    top = cv2.dilate(crowd, np.ones((square, square), np.uint8))
+    return _apart(crowd, (crowd >= top) & (crowd > 0), 0.8 * square, limit)
 
 
 def _apart(score: np.ndarray, where: np.ndarray, gap: float, limit: int = 64) -> list[tuple[float, float]]:

@@ -67,6 +67,11 @@ class FieldFit:
         half = (1 - self.bar) / 2
         return np.r_[(np.arange(6) + 0.5) * w, 1 - half + (np.arange(6) + 0.5) * w]
 
+    def halves(self) -> list[np.ndarray]:
+        """The two halves of the field either side of the bar, as image polygons (4 x 2)."""
+        half = (1 - self.bar) / 2
+        return [self.to_image([(x0, 0), (x1, 0), (x1, 1), (x0, 1)]) for x0, x1 in ((0, half), (1 - half, 1))]
+
     def point_width_px(self) -> float:
         """A point's width in image pixels near the field's centre."""
         w = self.point_width
