@@ -20,6 +20,7 @@ from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
+from vision.dice import find_board_photo_dice
 from vision.photo import (HOMES, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
                           _read_position, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
@@ -182,6 +183,32 @@ def test_json_has_the_read_contract_with_xgid_and_orientation(opening):
     assert data["orientation"]["home"] == "bottom-right" and data["orientation"]["sure"] is False
     assert data["orientation"]["alternatives"]
     assert data["bar"] == {"white": 0, "black": 0} and data["off"] == {"white": 0, "black": 0}
+
+
+def test_the_dice_on_the_field_are_read_with_their_half_and_the_cube_is_no_die(opening):
+    """The opening render shows a 5 and a 2 on the field and the cube (64) on the bar."""
+    _, truth, read = opening
+    assert sorted((d.value, d.half) for d in read.observation.dice) == sorted((d.value, d.half) for d in truth.dice)
+    by_value = sorted(read.observation.dice, key=lambda d: d.value)
+    for die, seen in zip(sorted(truth.dice, key=lambda d: d.value), by_value):
+        x, y, w, h = seen.box
+        assert abs(x + w / 2 - die.centre[0]) < w / 2 and abs(y + h / 2 - die.centre[1]) < h / 2
+    assert all(d.confidence >= 0.5 for d in read.observation.dice)
+
+
+def test_board_photo_dice_lie_only_where_dice_are_rolled(opening):
+    """Over the whole photo the cube's 64 on the bar reads as a one; on the field's halves
+    only the dice are read, and nothing where no die lies."""
+    image, truth, read = opening
+    diameter = 2 * np.median([c.radius for c in read.checkers])
+    assert sorted(d.value for d in find_board_photo_dice(image, diameter)) == [1, 2, 5]
+    halves = FieldFit(read.board).halves()
+    assert sorted(d.value for d in find_board_photo_dice(image, diameter, halves)) == [2, 5]
+    five = next(d for d in truth.dice if d.value == 5)
+    x, y, w, h = five.box
+    beside_the_five = [np.array([(x - w, y - h), (x + 2 * w, y - h), (x + 2 * w, y + 2 * h), (x - w, y + 2 * h)])]
+    assert [d.value for d in find_board_photo_dice(image, diameter, beside_the_five)] == [5]
+    assert find_board_photo_dice(image, diameter, [np.array([(0, 0), (20, 0), (20, 20), (0, 20)])]) == []
 
 
 def test_dark_taken_for_white_swaps_the_sides(opening):

@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.ids import Xgid
 from engine.position import WHITE, Position, PositionError
-from vision.dice import find_dice
+from vision.dice import find_board_photo_dice
 from vision.image_check import image_problem
 from vision.observation import DieRead, Observation, Occlusion, PointRead
 from vision.photo_board import FieldFit, field_colour, find_field
@@ -35,7 +35,6 @@ HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 COLOURS = ("light", "dark")
 CHECKERS = 15
 ROW = 5                 # checkers that fit in a row along a point
-DIE_SIZE = (0.25, 1.0)  # a die's box side in checker diameters
 DICE = 4                # dice candidates read at most
 DIE_ON_CHECKER = 0.6    # a die read this many radii from a checker's centre is the checker's gloss
 WORK_SIDE = 800         # photos are read at most this many pixels on their longer side
@@ -186,13 +185,13 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     radius = checker_radius(work)
     if radius is None:
         return _unread((), "no checkers found")
-    dice = _dice(image, 2 * radius / scale)
     discs = find_discs(work, radius, CANDIDATE)
     strong = [d for d in discs if d.support >= STRONG]
     if len(strong) < 2:
-        return _unread(tuple(dice), "no checkers found")
+        return _unread((), "no checkers found")
     fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius)
     field = None if fit is None else field_colour(work, fit, np.array([(d.x, d.y, d.radius) for d in strong]))
+    dice = _dice(image, 2 * radius / scale, None if fit is None else [h / scale for h in fit.halves()])
     dice_boxes = [tuple(v * scale for v in d.box) for d in dice]
     found = _select(discs, fit, radius, dice_boxes, field)
     checkers = [_scaled(c, 1 / scale) for c in found]
@@ -546,11 +545,10 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     return rank, read
 
 
-def _dice(image: np.ndarray, diameter: float) -> list[DieRead]:
-    """The dice in the photo: those ``find_dice`` reads whose size suits checkers of
-    ``diameter`` pixels (a die is about half a checker wide), at most the ``DICE`` clearest."""
-    found = [d for d in find_dice(image) if DIE_SIZE[0] * diameter <= max(d.box[2:]) <= DIE_SIZE[1] * diameter]
-    found.sort(key=lambda d: -d.confidence)
+def _dice(image: np.ndarray, diameter: float, halves: list[np.ndarray] | None) -> list[DieRead]:
+    """The dice on the ``halves`` of the field (image polygons; anywhere when None) of a
+    board whose checkers are ``diameter`` pixels wide, at most the ``DICE`` surest."""
+    found = sorted(find_board_photo_dice(image, diameter, surface=halves), key=lambda d: -d.confidence)
     return [DieRead(d.value, None, d.flat, False, tuple(int(v) for v in d.box), d.confidence)
             for d in found[:DICE]]
 
