@@ -10,7 +10,9 @@ boxes: a found checker matches a box when its centre lies inside it, each box an
 checker matched at most once (maximum matching). "colour" is the share of matched
 checkers given the box's colour. "wrong pos." counts the complete photos read as a
 position whose colour counts differ from the labels': a confident wrong position, the
-worst outcome. Tables for all photos and for the complete ones.
+worst outcome. Tables for all photos and for the complete ones. No die's value is
+labelled: the dice read are matched to the labelled dice boxes (which also box a cube or
+dice in a tray now and then).
 
 Rendered boards with a player's hand over points (clean conditions): the covered points
 read as a sure count, and wrongly (must be 0), the photos called settled, the positions
@@ -19,7 +21,8 @@ made and how many of them are wrong.
 Rendered boards (hardware/sim/renderer.py, clean conditions, every style and home corner,
 positions reached by random legal play from seeds never used while tuning): the whole
 position read right (White and home given), positions read wrong (given, not None), per
-point, and with ``white``/``home`` left
+point, the dice read right (where the renderer put them, with their value) and read
+where none lies, and with ``white``/``home`` left
 to be chosen on the layouts where the home board is on White's right (the only ones the
 choice can find: a mirrored board looks the same). Then rendered boards under random
 camera poses, light, sensor noise and table clutter (``--difficulty``), White and the
@@ -44,20 +47,22 @@ from hardware.sim.renderer import STYLES, Conditions, Hand, render  # noqa: E402
 from vision.photo import HOMES, import_photo  # noqa: E402
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
-LIGHT, DARK = 4, 2      # YOLO classes of the labelled checkers
+LIGHT, DARK, DICE = 4, 2, 3   # YOLO classes of the labelled checkers and dice
 USUAL_HOMES = ("bottom-right", "top-left")  # home board on White's right as White sits
 
 
-def load_checker_boxes(path: Path, width: int, height: int) -> list[tuple[str, float, float, float, float]]:
-    """Labelled checkers as (colour, centre x, centre y, width, height) in pixels (other
-    classes and polygon outlines are skipped)."""
+def load_boxes(path: Path, width: int, height: int,
+               classes=(LIGHT, DARK)) -> list[tuple[str, float, float, float, float]]:
+    """Labelled boxes of ``classes`` as (name, centre x, centre y, width, height) in pixels,
+    name 'light', 'dark' or 'die' (polygon outlines are skipped)."""
     out = []
     for line in path.read_text().splitlines():
         fields = line.split()
-        if len(fields) != 5 or int(fields[0]) not in (LIGHT, DARK):
+        if len(fields) != 5 or int(fields[0]) not in classes:
             continue
         c, cx, cy, w, h = (float(v) for v in fields)
-        out.append(("light" if int(c) == LIGHT else "dark", cx * width, cy * height, w * width, h * height))
+        name = {LIGHT: "light", DARK: "dark", DICE: "die"}[int(c)]
+        out.append((name, cx * width, cy * height, w * width, h * height))
     return out
 
 
@@ -85,7 +90,9 @@ def photo_rows(verbose: bool) -> list[dict]:
     rows = []
     for image_path in sorted((PHOTOS / "images").glob("*.jpg")):
         image = cv2.imread(str(image_path))
-        boxes = load_checker_boxes(PHOTOS / "labels" / (image_path.stem + ".txt"), image.shape[1], image.shape[0])
+        labels = PHOTOS / "labels" / (image_path.stem + ".txt")
+        boxes = load_boxes(labels, image.shape[1], image.shape[0])
+        dice_boxes = load_boxes(labels, image.shape[1], image.shape[0], (DICE,))
         start = time.perf_counter()
         read = import_photo(image)
         seconds = time.perf_counter() - start
@@ -95,7 +102,9 @@ def photo_rows(verbose: bool) -> list[dict]:
                "labelled": {c: sum(1 for b in boxes if b[0] == c) for c in ("light", "dark")},
                "found": read.counts, "boxes": len(boxes), "checkers": len(found), "matched": len(pairs),
                "same colour": sum(1 for i, j in pairs if found[i].colour == boxes[j][0]),
-               "seconds": seconds, "position": read.position is not None}
+               "seconds": seconds, "position": read.position is not None, "dice boxes": len(dice_boxes),
+               "dice": len(read.observation.dice), "dice matched": len(match(
+                   [(x + w / 2, y + h / 2) for x, y, w, h in (d.box for d in read.observation.dice)], dice_boxes))}
         row["exact"] = row["found"] == row["labelled"]
         rows.append(row)
         if verbose:
@@ -120,6 +129,22 @@ def summarise(name: str, rows: list[dict]) -> None:
 
 
 
+def score_dice(stats: dict, read, truth) -> None:
+    """Adds a rendered photo's dice to ``stats``: the dice shown, those read where they lie
+    with their value ("dice right"), and the dice read where none lies ("dice extra")."""
+    boxes = [("die", x + w / 2, y + h / 2, w, h) for x, y, w, h in (d.box for d in truth.dice)]
+    seen = read.observation.dice
+    pairs = match([(x + w / 2, y + h / 2) for x, y, w, h in (d.box for d in seen)], boxes)
+    stats["dice"] = stats.get("dice", 0) + len(boxes)
+    stats["dice right"] = stats.get("dice right", 0) + sum(seen[i].value == truth.dice[j].value for i, j in pairs)
+    stats["dice extra"] = stats.get("dice extra", 0) + len(seen) - len(pairs)
+
+
+def dice_text(s: dict) -> str:
+    return f"dice {s['dice right']}/{s['dice']} read right ({s['dice right'] / max(s['dice'], 1):.1%}), " \
+           f"{s['dice extra']} read where none lies"
+
+
 def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
     stats = {"frames": 0, "right": 0, "wrong": 0, "points right": 0, "usual": 0, "chosen right": 0}
     for seed in range(first_seed, first_seed + count):
@@ -127,9 +152,10 @@ def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
         style = list(STYLES)[seed % len(STYLES)]
         home = HOMES[(seed // len(STYLES)) % len(HOMES)]
         position = random_position(rng, int(rng.integers(0, 40)))
-        image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
-                          style=style, size=(960, 540), conditions=Conditions.clean(), home=home)
+        image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
+                              style=style, size=(960, 540), conditions=Conditions.clean(), home=home)
         read = import_photo(image, white="light", home=home)
+        score_dice(stats, read, truth)
         points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
         stats["frames"] += 1
         stats["right"] += read.position == position
@@ -160,6 +186,7 @@ def hard_rows(count: int, first_seed: int, difficulty: float) -> dict:
         image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
                               style=list(STYLES)[seed % len(STYLES)], size=(960, 540), difficulty=difficulty)
         read = import_photo(image, white="light", home=home_in_frame(truth))
+        score_dice(stats, read, truth)
         points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
         stats["frames"] += 1
         stats["right"] += read.position == position
@@ -215,19 +242,22 @@ def main() -> int:
           f"{'recall':>8} {'colour':>8} {'positions':>10} {'wrong pos.':>11} {'median s':>9}")
     summarise("all", rows)
     summarise("all 30 boxed", [r for r in rows if r["complete"]])
+    print(f"dice (no values labelled): {sum(r['dice matched'] for r in rows)} of {sum(r['dice boxes'] for r in rows)} "
+          f"labelled dice boxes found (some are cubes or dice off the field), "
+          f"{sum(r['dice'] - r['dice matched'] for r in rows)} dice read outside every box")
     if args.renders:
         s = render_rows(args.renders, args.first_seed, args.verbose)
         n = max(s["frames"], 1)
         print(f"\nclean renders: {s['frames']} frames, position right {s['right'] / n:.1%}, wrong {s['wrong']}, "
               f"per point {s['points right'] / (24 * n):.1%}, "
               f"with the orientation chosen from the position {s['chosen right'] / max(s['usual'], 1):.1%} "
-              f"(of {s['usual']} frames whose home board is on White's right)")
+              f"(of {s['usual']} frames whose home board is on White's right); {dice_text(s)}")
     if args.hard:
         s = hard_rows(args.hard, args.first_seed + 50000, args.difficulty)
         n = max(s["frames"], 1)
         print(f"renders at difficulty {args.difficulty} (tilt, any turn, lens, light, noise, clutter; no hands): "
               f"{s['frames']} frames, position right {s['right'] / n:.1%}, wrong {s['wrong']}, "
-              f"per point {s['points right'] / (24 * n):.1%}")
+              f"per point {s['points right'] / (24 * n):.1%}; {dice_text(s)}")
     if args.hands:
         s = hand_rows(args.hands, args.first_seed + 110000)
         print(f"renders with a hand over points: {s['frames']} frames, {s['covered']} points covered, "
