@@ -22,9 +22,9 @@ from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import find_board_photo_dice
 from vision.photo import (HOMES, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
-                          _read_position, import_photo)
+                          _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
-from vision.photo_checkers import Disc, split_colours
+from vision.photo_checkers import Disc, checker_radius, split_colours
 from vision.photo_cover import CELL, _bases, _pairing, _standing_out
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
@@ -98,6 +98,22 @@ def _clean_render(seed: int) -> tuple[np.ndarray, Position, str]:
     image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed, style=style,
                       size=(960, 540), conditions=Conditions.clean(), home=home)
     return image, position, home
+
+def test_a_small_board_on_a_mottled_table_is_read_at_its_checkers_radius():
+    """A tournament board far from a tilted camera, turned on a mottled table (seed 930012
+    at difficulty 0.5): the table's blotches, four times a checker's size, outline a few
+    faint discs whose area outweighed the thirty clear checkers, and no checker was
+    found. Faint outlines do not make a radius; the checkers' does, and the position
+    is read."""
+    rng = np.random.default_rng(930012)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=930012,
+                          style="tournament", size=(1280, 720), difficulty=0.5)
+    work, scale = _working_copy(image)
+    radius = np.median([c.box[2] for c in truth.checkers if c.location != "off"]) / 2 * scale
+    assert checker_radius(work) == pytest.approx(radius, rel=0.15)
+    assert import_photo(image, white="light", home="top-right").position == position
+
 
 
 def test_the_bare_base_of_a_point_of_a_sides_colour_is_no_checker():

@@ -20,6 +20,7 @@ import numpy as np
 DIRECTIONS = 32             # directions sampled round a disc's outline
 RADIAL = 0.92               # a radial edge's gradient lies within ~23 degrees of the radius
 MIN_DISCS = 4               # round outlines at one radius that make it the checkers' radius
+CLEAR = 0.2                 # ... standing this share of the way from 0.6 to the clearest outline's support
 SPREAD = (0.88, 1.0, 1.12)  # radii (times the checkers' radius) an outline may lie at
 EDGE_PERCENTILE = 60        # gradients weaker than this share of the image are not edges
 FAINT_PERCENTILE = 35       # ... when looking for the faint rest of an outline already found
@@ -163,17 +164,23 @@ def checker_radius(image: np.ndarray, smallest: float | None = None, largest: fl
     the image (the sum over strong disc candidates of their support times their area),
     searched on a half-size image between ``smallest`` and ``largest`` (default: 1/80 and
     1/8 of the image's shorter side). A board shows many checkers: a radius at which
-    fewer than ``MIN_DISCS`` stand out (a cup, a clock face) is taken only when no other
-    explains anything. None when nothing round stands out."""
+    fewer than ``MIN_DISCS`` outlines stand out clearly (a cup, a clock face, or the
+    blotches of a table far larger than the board's checkers, whose area outweighs their
+    faint outlines) is taken only when no other explains anything; clearly is judged
+    against the clearest outline at any radius (``CLEAR``), since a soft photo has none
+    sharp. None when nothing round stands out."""
     short = min(image.shape[:2])
     smallest = smallest or max(short / 80, 5.0)
     largest = largest or short / 8
     half = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     edges = radial_edges(half, 1.0)
+    radii = np.geomspace(smallest / 2, largest / 2, 26)
+    found = [_peaks(disc_support(edges, r), r, 0.6, 1.2) for r in radii]
+    clearest = max((s for peaks in found for _, _, s in peaks), default=0.6)
+    clear = 0.6 + CLEAR * (clearest - 0.6)
     best, best_r = (False, 0.0), None
-    for r in np.geomspace(smallest / 2, largest / 2, 26):
-        peaks = _peaks(disc_support(edges, r), r, 0.6, 1.2)
-        value = (len(peaks) >= MIN_DISCS, sum(s - 0.6 for _, _, s in peaks) * r * r)
+    for r, peaks in zip(radii, found):
+        value = (sum(s >= clear for _, _, s in peaks) >= MIN_DISCS, sum(s - 0.6 for _, _, s in peaks) * r * r)
         if value[1] > 0 and value > best:
             best, best_r = value, 2 * float(r)
     return best_r
