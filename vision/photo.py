@@ -63,6 +63,7 @@ FIRST_SLOT = 5.0        # the first checker of a point lies within this many rad
 NEXT_SLOT = (0.9, 2.6)  # the next one this many radii further (less when piled or squeezed)
 REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii
 EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base still counts as on it
+ON_FIELD = 0.25         # ... but one centred less than this many radii inside the base is vouched for by no row
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
 UNSEEN = 0.3            # confidence of a checker put where a row skips one
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
@@ -332,7 +333,9 @@ def _row(members: list[int], discs: list[Disc], places, distances, on_die, field
     its discs' evidence (``_evidence``, their colour judged against the row's side) and
     of its steps, less ``START_COST``; the best row is taken when its worth is positive.
     A row has no holes: a disc below one seen clearly on its own (positive evidence)
-    counts at worst as even, however faint its outline (dark checkers on a dark point);
+    counts at worst as even, however faint its outline (dark checkers on a dark point),
+    unless it lies half off the field (less than ``ON_FIELD`` radii inside the base: the
+    case's edge and corner outline faint discs there);
     past the last clear one only the evidence of each disc and its step count, so the
     faint disc a bare point's base makes beside the row's last checker stays out.
     So a clear one alone makes a row and a disc whose colour lies between the sides'
@@ -359,7 +362,8 @@ def _row(members: list[int], discs: list[Disc], places, distances, on_die, field
                 skipped = max(0, int(round(step / (2 * radius))) - 1) if step > NEXT_SLOT[1] * radius else 0
                 link = ROW_BONUS if REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius else 0.0
                 for vouched, value in rest[b].items():
-                    v = (max(worth[a], 0.0) if vouched else worth[a]) + link - SKIP_COST * skipped + value
+                    v = (max(worth[a], 0.0) if vouched and along[a] >= ON_FIELD * radius else worth[a]) \
+                        + link - SKIP_COST * skipped + value
                     state = vouched or worth[a] > 0
                     if v > rest[a].get(state, -np.inf):
                         rest[a][state], nxt[a][state] = v, (b, vouched)
