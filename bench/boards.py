@@ -1,7 +1,7 @@
 """Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
 
-Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--hands 60]
-                             [--first-seed 200000]
+Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--tournament 30]
+                             [--hands 60] [--first-seed 200000]
 
 Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
 point is labelled, so what is scored is what the labels allow: the number of checkers of
@@ -26,7 +26,8 @@ where none lies, and with ``white``/``home`` left
 to be chosen on the layouts where the home board is on White's right (the only ones the
 choice can find: a mirrored board looks the same). Then rendered boards under random
 camera poses, light, sensor noise and table clutter (``--difficulty``), White and the
-frame's home corner given, with the wrong positions likewise.
+frame's home corner given, with the wrong positions likewise, and the same for tournament
+boards alone (black case, cream field, the look of a tournament table's camera) at 1280 x 720.
 """
 
 from __future__ import annotations
@@ -145,6 +146,12 @@ def dice_text(s: dict) -> str:
            f"{s['dice extra']} read where none lies"
 
 
+def positions_text(s: dict) -> str:
+    n = max(s["frames"], 1)
+    return (f"{s['frames']} frames, position right {s['right'] / n:.1%}, wrong {s['wrong']}, "
+            f"per point {s['points right'] / (24 * n):.1%}; {dice_text(s)}")
+
+
 def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
     stats = {"frames": 0, "right": 0, "wrong": 0, "points right": 0, "usual": 0, "chosen right": 0}
     for seed in range(first_seed, first_seed + count):
@@ -177,14 +184,16 @@ def home_in_frame(truth) -> str:
     return ("bottom" if home[1] > 0 else "top") + "-" + ("right" if home[0] > 0 else "left")
 
 
-def hard_rows(count: int, first_seed: int, difficulty: float) -> dict:
-    """Rendered boards under random camera, light and sensor conditions and table clutter."""
+def hard_rows(count: int, first_seed: int, difficulty: float, style: str | None = None,
+              size: tuple[int, int] = (960, 540)) -> dict:
+    """Rendered boards under random camera, light and sensor conditions and table clutter,
+    in ``style`` (None: every style in turn)."""
     stats = {"frames": 0, "right": 0, "wrong": 0, "points right": 0}
     for seed in range(first_seed, first_seed + count):
         rng = np.random.default_rng(seed)
         position = random_position(rng, int(rng.integers(0, 40)))
         image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
-                              style=list(STYLES)[seed % len(STYLES)], size=(960, 540), difficulty=difficulty)
+                              style=style or list(STYLES)[seed % len(STYLES)], size=size, difficulty=difficulty)
         read = import_photo(image, white="light", home=home_in_frame(truth))
         score_dice(stats, read, truth)
         points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
@@ -230,6 +239,8 @@ def main() -> int:
     ap.add_argument("--renders", type=int, default=56)
     ap.add_argument("--hard", type=int, default=28, help="rendered frames under random conditions")
     ap.add_argument("--difficulty", type=float, default=0.5)
+    ap.add_argument("--tournament", type=int, default=30,
+                    help="rendered tournament boards (the look of a tournament table's camera), 1280 x 720")
     ap.add_argument("--hands", type=int, default=60, help="rendered frames with a hand over the board")
     ap.add_argument("--first-seed", type=int, default=200000)
     args = ap.parse_args()
@@ -254,10 +265,11 @@ def main() -> int:
               f"(of {s['usual']} frames whose home board is on White's right); {dice_text(s)}")
     if args.hard:
         s = hard_rows(args.hard, args.first_seed + 50000, args.difficulty)
-        n = max(s["frames"], 1)
         print(f"renders at difficulty {args.difficulty} (tilt, any turn, lens, light, noise, clutter; no hands): "
-              f"{s['frames']} frames, position right {s['right'] / n:.1%}, wrong {s['wrong']}, "
-              f"per point {s['points right'] / (24 * n):.1%}; {dice_text(s)}")
+              f"{positions_text(s)}")
+    if args.tournament:
+        s = hard_rows(args.tournament, args.first_seed + 80000, args.difficulty, "tournament", (1280, 720))
+        print(f"tournament boards at difficulty {args.difficulty}, 1280 x 720: {positions_text(s)}")
     if args.hands:
         s = hand_rows(args.hands, args.first_seed + 110000)
         print(f"renders with a hand over points: {s['frames']} frames, {s['covered']} points covered, "
