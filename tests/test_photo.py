@@ -133,6 +133,19 @@ def test_the_case_corner_beside_a_points_base_is_no_checker():
     assert read.position is None and read.observation.admits(position)
 
 
+def test_a_die_on_a_point_beyond_its_checkers_vouches_for_no_faint_disc():
+    """A tournament board (seed 930018): a white die thrown onto point 2 beyond its two
+    White checkers is outlined as a checker, and below it the point's edges outline
+    faint discs; vouched for by the die, they made a row that, with one of White's six
+    on point 6 hidden in the pile, gave a wrong position. A disc round a die costs its
+    row and vouches for nothing; the one White is short of leaves the pile open."""
+    image, _, position = _tournament_render(930018)
+    assert position.points()[1] == 2 and position.points()[5] == 6
+    read = import_photo(image, white="light", home="bottom-left")
+    assert read.observation.point(2).count == 2
+    assert read.position is None and read.observation.admits(position)
+
+
 
 def test_the_bare_base_of_a_point_of_a_sides_colour_is_no_checker():
     """Red checkers on a felt board with red points (seed 400009): the bases of the bare

@@ -241,6 +241,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     covering = [[b for b in dice_boxes if b[0] <= d.x <= b[0] + b[2] and b[1] <= d.y <= b[1] + b[3]]
                 for d in discs]
     on_die = [bool(boxes) for boxes in covering]
+    near_die = [any(np.hypot(x + w / 2 - d.x, y + h / 2 - d.y) < d.radius for x, y, w, h in dice_boxes) for d in discs]
     # no die read over a disc, or only in its middle (a glossy checker's highlight)
     clear_of_dice = [all(_in_middle(b, d) for b in boxes) for d, boxes in zip(discs, covering)]
     strong = [d for d, die in zip(discs, on_die) if d.support >= STRONG and not die]
@@ -263,7 +264,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             taken.add(i)
     labels = labels.copy()
     for members in rows.values():
-        side, row_discs = _row(members, discs, places, distances, on_die, field_like, radius, reference)
+        side, row_discs = _row(members, discs, places, distances, near_die, field_like, radius, reference)
         for i in row_discs:
             labels[i], distance[i] = side, distances[i, side]
         taken |= row_discs
@@ -322,7 +323,7 @@ def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None
     return to_field[:, None] < FIELD_LIKE * np.linalg.norm(colours[:, None] - centres[None], axis=2)
 
 
-def _row(members: list[int], discs: list[Disc], places, distances, on_die, field_like, radius: float,
+def _row(members: list[int], discs: list[Disc], places, distances, near_die, field_like, radius: float,
          reference: float) -> tuple[int, set[int]]:
     """The discs on one point that are checkers: the best row among them, as (side label,
     its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it)
@@ -339,15 +340,16 @@ def _row(members: list[int], discs: list[Disc], places, distances, on_die, field
     past the last clear one only the evidence of each disc and its step count, so the
     faint disc a bare point's base makes beside the row's last checker stays out.
     So a clear one alone makes a row and a disc whose colour lies between the sides'
-    takes its row's. A disc where a die was read costs ``DIE_COST``: alone it is the
-    die, in a row of checkers it is one. A disc the colour of the field (``field_like``)
-    costs ``FIELD_COST``: on a field the colour of one side's checkers (cream and white)
+    takes its row's. A disc round a die read (``near_die``: the die's middle inside it)
+    costs ``DIE_COST``: alone it is the die, in a row of checkers it is one, and it
+    vouches for no faint disc below it (a die thrown onto a point beyond its checkers).
+    A disc the colour of the field (``field_like``) costs ``FIELD_COST``: on a field the colour of one side's checkers (cream and white)
     the field's grain outlines discs of nearly that colour beside the points."""
     best_row: tuple[float, int, set[int]] = (0.0, 0, set())
     for side in (0, 1):
         order = sorted((j for j in members if distances[j, side] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
-        worth = [_evidence(discs[j], distances[j, side], reference) - DIE_COST * on_die[j]
+        worth = [_evidence(discs[j], distances[j, side], reference) - DIE_COST * near_die[j]
                  - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
         # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
         # ``vouched`` when that part holds a clear disc; nxt: the disc after a in it
