@@ -436,13 +436,15 @@ SAMPLE = {"image036": (29, 0), "image038": (29, 1), "image042": (29, 1), "image0
 
 
 def _labelled(stem: str, shape) -> list[tuple[str, float, float, float, float]]:
+    """The labelled boxes (kind, centre x, y, width, height): 'light' and 'dark' checkers, 'die'."""
     h, w = shape[:2]
+    kinds = {"4": "light", "2": "dark", "3": "die"}
     out = []
     for line in (PHOTOS / "labels" / f"{stem}.txt").read_text().splitlines():
         f = line.split()
-        if len(f) == 5 and f[0] in ("2", "4"):
+        if len(f) == 5 and f[0] in kinds:
             cx, cy, bw, bh = (float(v) for v in f[1:])
-            out.append(("light" if f[0] == "4" else "dark", cx * w, cy * h, bw * w, bh * h))
+            out.append((kinds[f[0]], cx * w, cy * h, bw * w, bh * h))
     return out
 
 
@@ -452,7 +454,8 @@ def test_real_photo_counts_and_boxes(stem):
         pytest.skip(f"board photos not found at {PHOTOS}")
     path = next((PHOTOS / "images").glob(f"{stem}-*.jpg"))
     image = cv2.imread(str(path))
-    boxes = _labelled(path.stem, image.shape)
+    labelled = _labelled(path.stem, image.shape)
+    boxes = [b for b in labelled if b[0] != "die"]
     assert len(boxes) == 30
     least_matched, most_error = SAMPLE[stem]
     read = import_photo(image)
@@ -463,6 +466,10 @@ def test_real_photo_counts_and_boxes(stem):
     assert read.observation.settled                  # no hand over these boards, none taken for one
     for colour in ("light", "dark"):
         assert abs(read.counts[colour] - sum(b[0] == colour for b in boxes)) <= most_error
+    # every die read is a labelled die (image035's inlays are no dice, nor image046's gloss)
+    for d in read.observation.dice:
+        x, y = d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2
+        assert any(k == "die" and abs(x - bx) <= bw / 2 and abs(y - by) <= bh / 2 for k, bx, by, bw, bh in labelled)
 
 
 # ------------------------------------------------------------------------------ the CLI

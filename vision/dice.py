@@ -356,6 +356,8 @@ BOARD_PHOTO_DIE = 0.6       # a die's side, with the sides a photo shows, in che
 BOARD_PHOTO_CROWDS = 24     # at most this many crowds of spots are candidates ...
 BOARD_PHOTO_SPOTS = 12      # ... and this many lone spots (a one)
 BOARD_PHOTO_SURE = 0.5      # the least confidence of a die read in a board photo
+BOARD_PHOTO_RING = 3.2      # round a die, a square this many sides wide holds ...
+BOARD_PHOTO_AROUND = 24     # ... at most this many pip-like spots (four other dice's); more are an inlay's dots
 
 
 def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
@@ -368,7 +370,8 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
     pip-like spots instead: where they crowd into a die-sized square, and the strongest
     lone ones (a one has a single pip), only on the ``surface`` where dice are rolled
     (image polygons, if given: the halves of the field; the cube waits on the bar and its
-    numbers read as pips)."""
+    numbers read as pips). A die lies on a plain surface: one read amid more spots than
+    other dice could show (``BOARD_PHOTO_AROUND``) is an ornamented board's dots."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_board_photo_dice needs a BGR colour image")
     f = BOARD_PHOTO_CHECKER / diameter
@@ -386,7 +389,18 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
              + _apart(spots, peaks, 0.8 * square, BOARD_PHOTO_SPOTS))
     die_size = BOARD_PHOTO_DIE * diameter
     candidates = [(x / f, y / f, die_size, True) for x, y in found]
-    return [d for d in _read_candidates(image, candidates, die_size, net) if d.confidence >= BOARD_PHOTO_SURE]
+    ys, xs = np.nonzero(peaks)
+    return [d for d in _read_candidates(image, candidates, die_size, net)
+            if d.confidence >= BOARD_PHOTO_SURE and _spots_around(d, xs / f, ys / f, die_size) <= BOARD_PHOTO_AROUND]
+
+
+def _spots_around(die: Die, xs: np.ndarray, ys: np.ndarray, side: float) -> int:
+    """How many of the spots at (``xs``, ``ys``) lie round a die ``side`` pixels wide:
+    within a square of ``BOARD_PHOTO_RING`` sides about its middle, outside its own box."""
+    x, y, w, h = die.box
+    dx, dy = np.abs(xs - x - w / 2), np.abs(ys - y - h / 2)
+    inside = (dx <= 0.6 * side) & (dy <= 0.6 * side)
+    return int(((dx <= BOARD_PHOTO_RING / 2 * side) & (dy <= BOARD_PHOTO_RING / 2 * side) & ~inside).sum())
 
 
 # ---------------------------------------------------------------------- dice on a board
