@@ -241,7 +241,8 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     covering = [[b for b in dice_boxes if b[0] <= d.x <= b[0] + b[2] and b[1] <= d.y <= b[1] + b[3]]
                 for d in discs]
     on_die = [bool(boxes) for boxes in covering]
-    near_die = [any(np.hypot(x + w / 2 - d.x, y + h / 2 - d.y) < d.radius for x, y, w, h in dice_boxes) for d in discs]
+    near_die = [any(np.hypot(x + w / 2 - d.x, y + h / 2 - d.y) < d.radius for x, y, w, h in dice_boxes)
+                for d in discs]
     # no die read over a disc, or only in its middle (a glossy checker's highlight)
     clear_of_dice = [all(_in_middle(b, d) for b in boxes) for d, boxes in zip(discs, covering)]
     strong = [d for d, die in zip(discs, on_die) if d.support >= STRONG and not die]
@@ -343,8 +344,9 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     takes its row's. A disc round a die read (``near_die``: the die's middle inside it)
     costs ``DIE_COST``: alone it is the die, in a row of checkers it is one, and it
     vouches for no faint disc below it (a die thrown onto a point beyond its checkers).
-    A disc the colour of the field (``field_like``) costs ``FIELD_COST``: on a field the colour of one side's checkers (cream and white)
-    the field's grain outlines discs of nearly that colour beside the points."""
+    A disc the colour of the field (``field_like``) costs ``FIELD_COST``: on a field the
+    colour of one side's checkers (cream and white) the field's grain outlines discs of
+    nearly that colour beside the points."""
     best_row: tuple[float, int, set[int]] = (0.0, 0, set())
     for side in (0, 1):
         order = sorted((j for j in members if distances[j, side] <= ROW_COLOUR), key=lambda j: places[j][4])
@@ -364,8 +366,8 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                 skipped = max(0, int(round(step / (2 * radius))) - 1) if step > NEXT_SLOT[1] * radius else 0
                 link = ROW_BONUS if REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius else 0.0
                 for vouched, value in rest[b].items():
-                    v = (max(worth[a], 0.0) if vouched and along[a] >= ON_FIELD * radius else worth[a]) \
-                        + link - SKIP_COST * skipped + value
+                    even = vouched and along[a] >= ON_FIELD * radius
+                    v = (max(worth[a], 0.0) if even else worth[a]) + link - SKIP_COST * skipped + value
                     state = vouched or worth[a] > 0
                     if v > rest[a].get(state, -np.inf):
                         rest[a][state], nxt[a][state] = v, (b, vouched)
