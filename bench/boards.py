@@ -52,18 +52,17 @@ LIGHT, DARK, DICE = 4, 2, 3   # YOLO classes of the labelled checkers and dice
 USUAL_HOMES = ("bottom-right", "top-left")  # home board on White's right as White sits
 
 
-def load_boxes(path: Path, width: int, height: int,
-               classes=(LIGHT, DARK)) -> list[tuple[str, float, float, float, float]]:
-    """Labelled boxes of ``classes`` as (name, centre x, centre y, width, height) in pixels,
-    name 'light', 'dark' or 'die' (polygon outlines are skipped)."""
+def load_boxes(path: Path, width: int, height: int) -> list[tuple[str, float, float, float, float]]:
+    """Labelled checkers and dice as (name, centre x, centre y, width, height) in pixels,
+    name 'light', 'dark' or 'die' (other classes and polygon outlines are skipped)."""
+    names = {LIGHT: "light", DARK: "dark", DICE: "die"}
     out = []
     for line in path.read_text().splitlines():
         fields = line.split()
-        if len(fields) != 5 or int(fields[0]) not in classes:
+        if len(fields) != 5 or int(fields[0]) not in names:
             continue
         c, cx, cy, w, h = (float(v) for v in fields)
-        name = {LIGHT: "light", DARK: "dark", DICE: "die"}[int(c)]
-        out.append((name, cx * width, cy * height, w * width, h * height))
+        out.append((names[int(c)], cx * width, cy * height, w * width, h * height))
     return out
 
 
@@ -91,9 +90,9 @@ def photo_rows(verbose: bool) -> list[dict]:
     rows = []
     for image_path in sorted((PHOTOS / "images").glob("*.jpg")):
         image = cv2.imread(str(image_path))
-        labels = PHOTOS / "labels" / (image_path.stem + ".txt")
-        boxes = load_boxes(labels, image.shape[1], image.shape[0])
-        dice_boxes = load_boxes(labels, image.shape[1], image.shape[0], (DICE,))
+        labelled = load_boxes(PHOTOS / "labels" / (image_path.stem + ".txt"), image.shape[1], image.shape[0])
+        boxes = [b for b in labelled if b[0] != "die"]
+        dice_boxes = [b for b in labelled if b[0] == "die"]
         start = time.perf_counter()
         read = import_photo(image)
         seconds = time.perf_counter() - start

@@ -89,23 +89,27 @@ def test_a_stack_on_a_point_is_read_as_a_range_not_a_guessed_count():
     assert read.observation.admits(position)
 
 
-def _clean_render(seed: int) -> tuple[np.ndarray, Position, str]:
-    """The clean rendered photo ``bench/boards.py`` makes of ``seed`` (style and home by seed)."""
+def _seeded_render(seed: int, **scene) -> tuple[np.ndarray, object, Position]:
+    """The photo ``bench/boards.py`` renders of ``seed``: a position from random play and
+    two dice drawn from it, rendered with ``scene`` (style, size, conditions, ...)."""
     rng = np.random.default_rng(seed)
     position = random_position(rng, int(rng.integers(0, 40)))
+    image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed, **scene)
+    return image, truth, position
+
+
+def _clean_render(seed: int) -> tuple[np.ndarray, Position, str]:
+    """The clean rendered photo of ``seed`` (style and home by seed) and its home corner."""
     style = list(STYLES)[seed % len(STYLES)]
     home = HOMES[(seed // len(STYLES)) % len(HOMES)]
-    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed, style=style,
-                      size=(960, 540), conditions=Conditions.clean(), home=home)
+    image, _, position = _seeded_render(seed, style=style, size=(960, 540), conditions=Conditions.clean(),
+                                        home=home)
     return image, position, home
+
 
 def _tournament_render(seed: int) -> tuple[np.ndarray, object, Position]:
     """A tournament board at difficulty 0.5 (camera, light, clutter drawn from ``seed``), 1280 x 720."""
-    rng = np.random.default_rng(seed)
-    position = random_position(rng, int(rng.integers(0, 40)))
-    image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
-                          style="tournament", size=(1280, 720), difficulty=0.5)
-    return image, truth, position
+    return _seeded_render(seed, style="tournament", size=(1280, 720), difficulty=0.5)
 
 
 def test_a_small_board_on_a_mottled_table_is_read_at_its_checkers_radius():

@@ -20,7 +20,8 @@ import numpy as np
 DIRECTIONS = 32             # directions sampled round a disc's outline
 RADIAL = 0.92               # a radial edge's gradient lies within ~23 degrees of the radius
 MIN_DISCS = 4               # round outlines at one radius that make it the checkers' radius
-CLEAR = 0.2                 # ... standing this share of the way from 0.6 to the clearest outline's support
+COUNTED = 0.6               # ... of at least this support
+CLEAR = 0.2                 # ... standing this share of the way from COUNTED to the clearest outline's support
 SPREAD = (0.88, 1.0, 1.12)  # radii (times the checkers' radius) an outline may lie at
 EDGE_PERCENTILE = 60        # gradients weaker than this share of the image are not edges
 FAINT_PERCENTILE = 35       # ... when looking for the faint rest of an outline already found
@@ -175,12 +176,12 @@ def checker_radius(image: np.ndarray, smallest: float | None = None, largest: fl
     half = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     edges = radial_edges(half, 1.0)
     radii = np.geomspace(smallest / 2, largest / 2, 26)
-    found = [_peaks(disc_support(edges, r), r, 0.6, 1.2) for r in radii]
-    clearest = max((s for peaks in found for _, _, s in peaks), default=0.6)
-    clear = 0.6 + CLEAR * (clearest - 0.6)
+    found = [_peaks(disc_support(edges, r), r, COUNTED, 1.2) for r in radii]
+    clearest = max((s for peaks in found for _, _, s in peaks), default=COUNTED)
+    clear = COUNTED + CLEAR * (clearest - COUNTED)
     best, best_r = (False, 0.0), None
     for r, peaks in zip(radii, found):
-        value = (sum(s >= clear for _, _, s in peaks) >= MIN_DISCS, sum(s - 0.6 for _, _, s in peaks) * r * r)
+        value = (sum(s >= clear for _, _, s in peaks) >= MIN_DISCS, sum(s - COUNTED for _, _, s in peaks) * r * r)
         if value[1] > 0 and value > best:
             best, best_r = value, 2 * float(r)
     return best_r
