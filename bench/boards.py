@@ -177,10 +177,19 @@ def render_rows(count: int, first_seed: int, verbose: bool) -> dict:
 
 
 def home_in_frame(truth) -> str:
-    """The frame's corner nearest White's home board (points 1-3) as the camera shows it."""
-    centre = np.mean([np.mean(p, axis=0) for p in truth.point_polygons.values()], axis=0)
-    home = np.mean([np.mean(truth.point_polygons[n], axis=0) for n in (1, 2, 3)], axis=0) - centre
-    return ("bottom" if home[1] > 0 else "top") + "-" + ("right" if home[0] > 0 else "left")
+    """The frame corner to name White's home board by, as ``bgref read --home`` takes it:
+    the reader picks the field corner whose direction from the field's middle leans most
+    to the corner named, so this is the name under which that rule, on the true field,
+    picks the corner beside White's ace point (on a board turned near 45 degrees two
+    names lean alike, and the home quarter's middle may lean to the other)."""
+    polygons = truth.point_polygons
+    centre = np.mean(np.vstack(list(polygons.values())), axis=0)
+    corners = {n: max(polygons[n], key=lambda q: float(np.linalg.norm(q - centre))) - centre for n in (1, 12, 13, 24)}
+    unit = {n: d / np.linalg.norm(d) for n, d in corners.items()}
+    names = {(x, y): ("bottom" if y > 0 else "top") + "-" + ("right" if x > 0 else "left")
+             for x in (-1, 1) for y in (-1, 1)}
+    picks = [w for w in names if max(unit, key=lambda n: float(np.dot(unit[n], w))) == 1]
+    return names[max(picks or names, key=lambda w: float(np.dot(unit[1], w)))]
 
 
 def hard_rows(count: int, first_seed: int, difficulty: float, style: str | None = None,
