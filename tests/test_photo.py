@@ -21,7 +21,7 @@ from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import find_board_photo_dice
-from vision.photo import (HOMES, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
+from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
                           _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, split_colours
@@ -121,6 +121,20 @@ def test_a_small_board_on_a_mottled_table_is_read_at_its_checkers_radius():
     work, scale = _working_copy(image)
     radius = np.median([c.box[2] for c in truth.checkers if c.location != "off"]) / 2 * scale
     assert checker_radius(work) == pytest.approx(radius, rel=0.15)
+    assert import_photo(image, white="light", home="top-right").position == position
+
+
+def test_small_checkers_in_a_wide_frame_are_read_at_a_finer_scale():
+    """A tournament board far off in a 1280 x 720 frame (seed 930039): at ``WORK_SIDE``
+    its checkers are 8 pixels round, too few for their outlines to show, and the cups
+    beside the board were taken for them (nothing read). The photo is read at the scale
+    that gives the checkers ``FINE_RADIUS`` pixels, and the position is."""
+    image, truth, position = _tournament_render(930039)
+    radius = np.median([c.box[2] for c in truth.checkers if c.location != "off"]) / 2
+    assert radius * WORK_SIDE / 1280 < 0.75 * FINE_RADIUS
+    work, scale = _working_copy(image)
+    assert scale > WORK_SIDE / 1280
+    assert checker_radius(work) == pytest.approx(radius * scale, rel=0.15)
     assert import_photo(image, white="light", home="top-right").position == position
 
 
@@ -300,12 +314,24 @@ def test_missing_checkers_are_not_put_on_a_pile_nor_borne_off_by_guess():
 
 def test_missing_checkers_of_a_side_all_home_are_borne_off():
     points = [0] * 24
-    points[0], points[2], points[4] = 3, 4, 2                      # nine White checkers, all home
+    points[0], points[2], points[4] = 3, 3, 3                      # nine White checkers, all home
     points[23], points[20], points[12] = -6, -3, -6
     fit, checkers = _found(points)
     read = _read_position(checkers, fit, (), "light", "bottom-right")
     assert read.position == Position.from_points(points)
     assert read.position.off(WHITE) == 6 and read.observation.off["white"] == (6, 6)
+
+
+def test_a_row_of_four_at_home_may_hide_what_a_side_all_home_is_missing():
+    """A pile of eight stacked five and three shows a row of four when the layer on it
+    hides one of the row: what White is short of may be in the tray or in the pile."""
+    points = [0] * 24
+    points[0], points[2], points[4] = 3, 4, 2                      # nine White checkers, all home
+    points[23], points[20], points[12] = -6, -3, -6
+    fit, checkers = _found(points)
+    read = _read_position(checkers, fit, (), "light", "bottom-right")
+    assert read.position is None and "piles on points 3" in read.reason
+    assert read.observation.point(3).count_range == (4, 10) and read.observation.off["white"] == (0, 6)
 
 
 def test_point_numbering_runs_from_the_home_corner():

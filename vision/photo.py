@@ -37,7 +37,8 @@ CHECKERS = 15
 ROW = 5                 # checkers that fit in a row along a point
 DICE = 4                # dice candidates read at most
 DIE_ON_CHECKER = 0.6    # a die read this many radii from a checker's centre is the checker's gloss
-WORK_SIDE = 800         # photos are read at most this many pixels on their longer side
+WORK_SIDE = 800         # photos are read at most this many pixels on their longer side ...
+FINE_RADIUS = 12.0      # ... unless their checkers' radius would then be under this many pixels
 CANDIDATE = 0.35        # outline support for a disc to be considered at all
 STRONG = 0.65           # ... to count as a checker on its own anywhere
 EVEN_SUPPORT = 0.45     # outline support at which a disc is as likely a checker as not ...
@@ -207,14 +208,26 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
 
 
 def _working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The photo at the scale it is read at, and that scale: at most ``WORK_SIDE`` pixels
+    on its longer side, unless a board far off in a wide frame would leave its checkers
+    under ``FINE_RADIUS`` pixels: then as near that as the photo's own resolution allows.
+    The checkers are looked for at twice the scale first, since at ``WORK_SIDE`` small
+    ones are too few pixels for their outlines to show."""
     problem = image_problem(image, "photo")
     if problem:
         raise PhotoError(problem)
     h, w = image.shape[:2]
     scale = min(1.0, WORK_SIDE / max(h, w))
     if scale < 1.0:
-        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    return image, scale
+        search = min(1.0, 2 * scale)
+        seen = checker_radius(_resized(image, search))
+        if seen is not None and seen * scale / search < FINE_RADIUS:
+            scale = min(1.0, FINE_RADIUS * search / seen)
+    return _resized(image, scale), scale
+
+
+def _resized(image: np.ndarray, scale: float) -> np.ndarray:
+    return image if scale >= 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
 
 
 def _unread(dice: tuple[DieRead, ...], reason: str) -> PhotoRead:
@@ -509,10 +522,12 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     unsure_text: list[str] = []
     for side, sign in (("white", 1), ("black", -1)):
         missing = CHECKERS - sum(n * sign for n in signed if n * sign > 0) - bar[side]
-        piles = [i for i, n in enumerate(signed) if n * sign >= ROW]
-        hiding = sorted(i for i in unsure if signed[i] * sign >= 0 and i not in piles)
         home_board = range(0, 6) if sign > 0 else range(18, 24)
         all_home = bar[side] == 0 and all(i in home_board for i, n in enumerate(signed) if n * sign > 0)
+        # once all are home the tray may hold what is missing, and so may a row one short
+        # of full: a pile whose row lost a checker from sight to the layer on it
+        piles = [i for i, n in enumerate(signed) if n * sign >= (ROW - 1 if all_home else ROW)]
+        hiding = sorted(i for i in unsure if signed[i] * sign >= 0 and i not in piles)
         off[side] = (max(0, missing), max(0, missing))
         if missing <= 0 or (all_home and not piles and not hiding and not reached):
             continue
