@@ -22,7 +22,7 @@ from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
-                          _read_position, _working_copy, import_photo)
+                          _read_position, _skipped_bases, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, split_colours
 from vision.photo_cover import CELL, _bases, _pairing, _standing_out
@@ -396,6 +396,39 @@ def test_a_hand_over_points_leaves_them_unsure_and_the_photo_unsettled(style, ta
     assert read.position is None and "hand" in read.reason
     covered = [p for p in read.observation.points if p.point in truth.occluded_points]
     assert not [p.point for p in covered if p.certain]
+
+
+def test_fingertips_over_a_points_base_leave_its_row_unsure():
+    """A hand reaching in at the field's corner (seed 410050) lays its fingertips over the
+    base of point 12, where the first of Black's four lies; the rest of the hand, the
+    colour of the table, does not stand out. The row found starts a place above the base,
+    so the checker Black is short of may lie there: point 12 is a range, not a sure 3."""
+    rng = np.random.default_rng(410050)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    hand = Hand(target=int(rng.integers(1, 25)), reach=float(rng.uniform(0.4, 1.0)),
+                side=str(rng.choice(["white", "black"])))
+    image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=410050,
+                          style=list(STYLES)[410050 % len(STYLES)], size=(960, 540), hand=hand,
+                          conditions=Conditions.clean())
+    assert truth.occluded_points == (12,) and position.points()[11] == -4
+    read = import_photo(image, white="light", home="bottom-right")
+    point = read.observation.point(12)
+    assert not point.certain and point.count_range[0] <= 4 <= point.count_range[1]
+    assert read.position is None and "over points 12" in read.reason
+
+
+def test_a_row_starting_a_place_above_its_base_is_unsure_beside_rows_that_start_at_theirs():
+    """Rows whose first checker lies a radius from the base, and one whose first lies
+    three radii out: only that one skipped its base. A field found a little off moves
+    every row's start alike: the one that skipped still stands out, and rows that all
+    start out are none."""
+    def stacks(offset):
+        rows = [(column, 0, 10.0 + offset) for column in range(5)] + [(7, 1, 30.0 + offset)]
+        return [PhotoChecker(0.0, 0.0, 10.0, "dark", 0.9, "point", c, r, along) for c, r, along in rows]
+    assert _skipped_bases(stacks(0.0), 10.0) == {(7, 1)}
+    assert _skipped_bases(stacks(25.0), 10.0) == {(7, 1)}
+    even = [PhotoChecker(0.0, 0.0, 10.0, "dark", 0.9, "point", c, 0, 35.0) for c in range(6)]
+    assert _skipped_bases(even, 10.0) == frozenset()
 
 
 def test_a_cell_standing_out_from_its_colours_points_is_found_whichever_way_they_face():
