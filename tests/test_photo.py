@@ -22,10 +22,10 @@ from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
-                          _read_position, _skipped_bases, _working_copy, import_photo)
+                          _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, split_colours
-from vision.photo_cover import CELL, _bases, _pairing, _standing_out
+from vision.photo_cover import CELL, _bases, _pairing, _standing_out, _skipped_bases
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -425,10 +425,10 @@ def test_a_row_starting_a_place_above_its_base_is_unsure_beside_rows_that_start_
     def stacks(offset):
         rows = [(column, 0, 10.0 + offset) for column in range(5)] + [(7, 1, 30.0 + offset)]
         return [PhotoChecker(0.0, 0.0, 10.0, "dark", 0.9, "point", c, r, along) for c, r, along in rows]
-    assert _skipped_bases(stacks(0.0), 10.0) == {(7, 1)}
-    assert _skipped_bases(stacks(25.0), 10.0) == {(7, 1)}
+    assert _skipped_bases(stacks(0.0)) == {(7, 1)}
+    assert _skipped_bases(stacks(25.0)) == {(7, 1)}
     even = [PhotoChecker(0.0, 0.0, 10.0, "dark", 0.9, "point", c, 0, 35.0) for c in range(6)]
-    assert _skipped_bases(even, 10.0) == frozenset()
+    assert _skipped_bases(even) == frozenset()
 
 
 def test_a_cell_standing_out_from_its_colours_points_is_found_whichever_way_they_face():

@@ -17,7 +17,7 @@ the other corners make.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -62,7 +62,6 @@ ON_LINE = 0.35          # a checker on a point lies within this many point width
 OFF_LINE_COST = 10.0    # ... or costs this much log-odds per point width further
 FIRST_SLOT = 5.0        # the first checker of a point lies within this many radii of the base
 NEXT_SLOT = (0.9, 2.6)  # the next one this many radii further (less when piled or squeezed)
-SKIPPED = 1.5           # a row starting this many radii further from its base than the photo's rows skips a place
 REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii
 EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base still counts as on it
 ON_FIELD = 0.25         # ... but one centred less than this many radii inside the base is vouched for by no row
@@ -203,7 +202,6 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
         return PhotoRead(None, tuple(checkers), Observation(False, False, dice=dice), None,
                          "no board field found")
     cover = find_cover(work, fit, found, dice_boxes)
-    cover = replace(cover, unsure=cover.unsure | _skipped_bases(found, radius))
     checkers = [c for c in checkers if (c.column, c.row) not in cover.bases]
     board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
     return _read_position(checkers, board, dice, white, home, cover)
@@ -317,21 +315,6 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
                 out.append(PhotoChecker(a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), radius, a.colour, UNSEEN,
                                         "point", a.column, a.row, a.along + f * (b.along - a.along)))
     return out
-
-
-def _skipped_bases(checkers: list[PhotoChecker], radius: float) -> frozenset:
-    """The (column, row) of the points whose row starts ``SKIPPED`` radii further from its
-    base than the photo's rows start (their median: a field found a little inside or
-    outside the true one moves them all): a point's first checker lies at its base, so
-    one there went unseen or something hides it (fingertips over the base)."""
-    firsts: dict[tuple[int, int], float] = {}
-    for c in checkers:
-        if c.place == "point":
-            firsts[(c.column, c.row)] = min(firsts.get((c.column, c.row), np.inf), c.along)
-    if not firsts:
-        return frozenset()
-    typical = float(np.median(list(firsts.values())))
-    return frozenset(key for key, along in firsts.items() if along > typical + SKIPPED * radius)
 
 
 def _evidence(d: Disc, distance: float, reference: float) -> float:
@@ -510,8 +493,9 @@ def _conventional(fit: FieldFit, corner: tuple[int, int]) -> bool:
 def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover: Cover):
     """(rank, PhotoRead) for White's checkers being ``white`` and its home in ``home``.
     Checkers not found may lie in a pile or on a point whose next checker's place stands
-    out or whose row skips its base (``cover.unsure``); on a point something unexplained lies over (``cover.reached``)
-    anything may, and what was found there may be no checker: no count is sure there."""
+    out or whose row skips its base (``cover.unsure``); on a point something unexplained
+    lies over (``cover.reached``) anything may, and what was found there may be no
+    checker: no count is sure there."""
     corner = _home_corner(fit, home)
     unsure = {_point_number(column, row, corner) - 1 for column, row in cover.unsure}
     reached = {_point_number(column, row, corner) - 1 for column, row in cover.reached}

@@ -41,6 +41,7 @@ EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel,
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
 BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base
+SKIPPED = 1.5           # a row starting this many radii further from its base than the photo's rows skips a place
 
 
 class Placed(Protocol):
@@ -52,12 +53,13 @@ class Placed(Protocol):
     place: str
     column: int | None
     row: int | None
+    along: float
 
 
 @dataclass(frozen=True)
 class Cover:
-    """``unsure``: the (column, row) of every point whose next checker's place stands out,
-    so that its count may hide more (columns 0..11 across the field from its (0, 0)
+    """``unsure``: the (column, row) of every point whose next checker's place stands out
+    or whose row skips its base, so that its count may hide more (columns 0..11 across the field from its (0, 0)
     corner, row 0 on its y=0 side); ``reached``: the points a patch standing out lies
     over or beside, from their base through their next checker's place, whose checkers
     found may be anything (a hand's knuckles look like checkers); ``hand``: such a patch
@@ -124,7 +126,24 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
             hand = True
             x, y, w = stats[k, cv2.CC_STAT_LEFT], stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_WIDTH]
             reached |= {(c, row) for c in range(max(x - 1, 0), min(x + w + 1, 12)) if y - 1 < span[c, row]}
-    return Cover(frozenset(unsure), frozenset(reached), hand, frozenset(bases))
+    return Cover(frozenset(unsure) | _skipped_bases(checkers), frozenset(reached), hand, frozenset(bases))
+
+
+def _skipped_bases(checkers: list[Placed]) -> frozenset:
+    """The (column, row) of the points whose row starts ``SKIPPED`` radii further from its
+    base (``along``, in the photo's pixels) than the photo's rows start (their median: a
+    field found a little inside or outside the true one moves them all): a point's first
+    checker lies at its base, so one there went unseen or something hides it (fingertips
+    over the base)."""
+    firsts: dict[tuple[int, int], Placed] = {}
+    for c in checkers:
+        key = (c.column, c.row)
+        if c.place == "point" and (key not in firsts or c.along < firsts[key].along):
+            firsts[key] = c
+    if not firsts:
+        return frozenset()
+    typical = float(np.median([c.along for c in firsts.values()]))
+    return frozenset(key for key, c in firsts.items() if c.along > typical + SKIPPED * c.radius)
 
 
 def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres: np.ndarray, cells: int,
