@@ -24,7 +24,7 @@ from vision.dice import find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
                           _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
-from vision.photo_checkers import Disc, checker_radius, split_colours
+from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours, under_discs
 from vision.photo_cover import CELL, _bases, _pairing, _standing_out, _skipped_bases
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
@@ -87,6 +87,49 @@ def test_a_stack_on_a_point_is_read_as_a_range_not_a_guessed_count():
     assert read.position is None and "piles on points 19 may hide them" in read.reason
     assert read.observation.point(19).count_range == (5, 7)
     assert read.observation.admits(position)
+
+
+def test_the_checkers_a_checker_put_on_two_half_hides_show_their_outlines_beside_it():
+    """A row of five with a sixth put on the first two: the one on top hides a third of
+    each, and the second, between it and the third, shows only the arcs across the row."""
+    image = np.full((200, 300, 3), (170, 200, 215), np.uint8)
+    r = 20
+
+    def checker(x, y):
+        cv2.circle(image, (x, y), r, (245, 245, 245), -1, cv2.LINE_AA)
+        cv2.circle(image, (x, y), r, (90, 90, 90), 2, cv2.LINE_AA)
+    for x in (40, 81, 122, 163, 204):
+        checker(x, 100)
+    checker(61, 100)                                        # the sixth, on the first two
+    checker(260, 40)                                        # a checker alone
+    discs = find_discs(image, r, 0.65)
+    assert not any(abs(d.x - 81) < r for d in discs)        # the second is lost beside the one on it
+    under = under_discs(image, discs, r)
+    assert [d for d in under if np.hypot(d.x - 81, d.y - 100) < 0.4 * r]
+    assert not [d for d in under if np.hypot(d.x - 260, d.y - 40) < 2 * r]
+
+
+@pytest.mark.parametrize("seed, home, point", [(930010, "bottom-right", 6), (930059, "top-right", 19)])
+def test_checkers_under_a_piles_upper_layer_are_counted(seed, home, point):
+    """Tournament boards with six on a point, five in a row and one put on the first two
+    (seeds 930010, 930059): the two it half hides were lost beside it and the row read
+    four, a sure and wrong count. Their crescents below and above it show them."""
+    image, _, position = _tournament_render(seed)
+    assert abs(position.points()[point - 1]) == 6
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(point).count_range == (6, 6)
+    assert read.position == position, read.reason
+
+
+def test_a_crescent_across_a_row_is_no_checker_under_it():
+    """A real photo (image029) with five light checkers on a point beside the case's
+    hinge: the hinge and a checker's shadow outline a crescent across the row. A pile's
+    upper layer lies along the point: no sixth is counted there."""
+    if not PHOTOS.is_dir():
+        pytest.skip(f"board photos not found at {PHOTOS}")
+    image = cv2.imread(str(next((PHOTOS / "images").glob("image029-*.jpg"))))
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.counts == {"light": 14, "dark": 15}
 
 
 def _seeded_render(seed: int, **scene) -> tuple[np.ndarray, object, Position]:

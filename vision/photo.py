@@ -28,7 +28,7 @@ from vision.dice import find_board_photo_dice
 from vision.image_check import image_problem
 from vision.observation import DieRead, Observation, Occlusion, PointRead
 from vision.photo_board import FieldFit, field_colour, find_field
-from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours, weighted
+from vision.photo_checkers import Disc, checker_radius, disc_edges, find_discs, split_colours, under_discs, weighted
 from vision.photo_cover import Cover, find_cover
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
@@ -66,7 +66,9 @@ REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii
 EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base still counts as on it
 ON_FIELD = 0.25         # ... but one centred less than this many radii inside the base is vouched for by no row
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
-UNSEEN = 0.3            # confidence of a checker put where a row skips one
+UNSEEN = 0.3            # confidence of a checker put where a row skips one or a pile's upper layer hides one
+UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this many spreads of its side's colour
+UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
 
 
@@ -187,7 +189,8 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     radius = checker_radius(work)
     if radius is None:
         return _unread((), "no checkers found")
-    discs = find_discs(work, radius, CANDIDATE)
+    edges = disc_edges(work, radius)
+    discs = find_discs(work, radius, CANDIDATE, edges=edges)
     strong = [d for d in discs if d.support >= STRONG]
     if len(strong) < 2:
         return _unread((), "no checkers found")
@@ -195,7 +198,8 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     field = None if fit is None else field_colour(work, fit, np.array([(d.x, d.y, d.radius) for d in strong]))
     dice = _dice(image, 2 * radius / scale, None if fit is None else [h / scale for h in fit.halves()])
     dice_boxes = [tuple(v * scale for v in d.box) for d in dice]
-    found = _select(discs, fit, radius, dice_boxes, field)
+    under = under_discs(work, strong, radius, edges) if fit is not None else []
+    found = _select(discs, fit, radius, dice_boxes, field, under)
     checkers = [_scaled(c, 1 / scale) for c in found]
     dice = _off_checkers(dice, checkers)
     if fit is None:
@@ -240,7 +244,7 @@ def _scaled(c: PhotoChecker, f: float) -> PhotoChecker:
 
 # ------------------------------------------------------------------ which discs are checkers
 def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(),
-            field: np.ndarray | None = None) -> list[PhotoChecker]:
+            field: np.ndarray | None = None, under: list[Disc] = ()) -> list[PhotoChecker]:
     """The discs that are checkers, with their colour and place.
 
     A disc's colour must belong to one of the two sides (learned from the discs with the
@@ -259,7 +263,8 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     # no die read over a disc, or only in its middle (a glossy checker's highlight)
     clear_of_dice = [all(_in_middle(b, d) for b in boxes) for d, boxes in zip(discs, covering)]
     strong = [d for d, die in zip(discs, on_die) if d.support >= STRONG and not die]
-    labels, distances, centres = split_colours(strong, discs)
+    labels, distances, centres = split_colours(strong, discs + list(under))
+    under_distances, distances, labels = distances[len(discs):], distances[:len(discs)], labels[:len(discs)]
     distance = distances[np.arange(len(discs)), labels]
     field_like = _field_like(discs, centres, field)
     places = [_place(d, fit, radius) for d in discs]
@@ -277,11 +282,14 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
               and distance[i] <= COLOUR_SPREAD / 2):
             taken.add(i)
     labels = labels.copy()
-    for members in rows.values():
+    sides = {}
+    for key, members in rows.items():
         side, row_discs = _row(members, discs, places, distances, near_die, field_like, radius, reference)
         for i in row_discs:
             labels[i], distance[i] = side, distances[i, side]
         taken |= row_discs
+        if row_discs:
+            sides[key] = side
     out = []
     for i in sorted(taken, key=lambda j: -discs[j].support):
         d = discs[i]
@@ -290,9 +298,34 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
                                        1.0 - distance[i] / (2 * COLOUR_SPREAD)), 0.0, 1.0))
         out.append(PhotoChecker(d.x, d.y, d.radius, "light" if labels[i] == 1 else "dark", confidence,
                                 place, column, row, along))
+    out += _under_layers(under, under_distances, _field_like(list(under), centres, field), out, sides, fit, radius)
     out += _hidden_in_rows(out, radius)
     # a side has fifteen checkers: beyond that, the faintest outlines are not checkers
     return [c for colour in COLOURS for c in [k for k in out if k.colour == colour][:CHECKERS]]
+
+
+def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> list[PhotoChecker]:
+    """The checkers under a pile's upper layer (``under``, from ``under_discs``): on a point
+    whose row was read (``sides``: (column, row) to side) with ``ROW`` - 1 checkers or
+    more (no one piles a shorter row), of the row's colour within ``UNDER_COLOUR``
+    spreads, not the field's, lying along the point from the nearest checker of the row
+    (within ``UNDER_ALONG``: a checker's own side seen at a slant, or its shadow, shows
+    as a crescent away from the camera, whichever way the point runs) and not where a
+    checker was already taken."""
+    out = []
+    for u, distance, like in zip(under, distances, field_like):
+        place, column, row, _, along = _place(u, fit, radius)
+        side = sides.get((column, row))
+        if place != "point" or side is None or distance[side] > UNDER_COLOUR or like[side]:
+            continue
+        mates = [c for c in taken if (c.place, c.column, c.row) == ("point", column, row)]
+        nearest = min(mates, key=lambda c: np.hypot(u.x - c.x, u.y - c.y))
+        apart = float(np.hypot(u.x - nearest.x, u.y - nearest.y))
+        if len(mates) < ROW - 1 or apart < 0.6 * radius or abs(along - nearest.along) < UNDER_ALONG * apart:
+            continue
+        colour = "light" if side == 1 else "dark"
+        out.append(PhotoChecker(u.x, u.y, u.radius, colour, UNSEEN, place, column, row, along))
+    return out
 
 
 def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoChecker]:

@@ -187,9 +187,16 @@ def checker_radius(image: np.ndarray, smallest: float | None = None, largest: fl
     return best_r
 
 
-def find_discs(image: np.ndarray, radius: float, threshold: float = 0.5, separation: float = 1.1) -> list[Disc]:
-    """Discs of about ``radius`` whose outline support is above ``threshold``, strongest first."""
-    edges = radial_edges(image, max(1.0, radius / 12))
+def disc_edges(image: np.ndarray, radius: float) -> list[np.ndarray]:
+    """The radial edges (``radial_edges``) checkers of ``radius`` are found by."""
+    return radial_edges(image, max(1.0, radius / 12))
+
+
+def find_discs(image: np.ndarray, radius: float, threshold: float = 0.5, separation: float = 1.1,
+               edges: list[np.ndarray] | None = None) -> list[Disc]:
+    """Discs of about ``radius`` whose outline support is above ``threshold``, strongest
+    first; ``edges`` the image's ``disc_edges`` when already found."""
+    edges = disc_edges(image, radius) if edges is None else edges
     faint = radial_edges(image, max(1.0, radius / 12), FAINT_PERCENTILE)
     support = disc_support(edges, radius, SEEN_LEAST)
     lab = _lab(image, 0)
@@ -307,3 +314,74 @@ def _two_means(colours: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, np.nd
             break
         centres = moved
     return centres, member
+
+
+UNDER_OFFSET = (0.45, 1.3)  # radii a checker under a pile's upper layer lies from one over it
+UNDER_MARGIN = 0.2          # its outline is judged where it lies this many radii clear of the discs over it
+UNDER_SEEN = 0.3            # ... on at least this share of the outline
+UNDER_SUPPORT = 0.8         # ... and must show as a radial edge on this share of that part
+
+
+def under_discs(image: np.ndarray, tops: list[Disc], radius: float,
+                edges: list[np.ndarray] | None = None) -> list[Disc]:
+    """Checkers a pile's upper layer partly hides: discs ``UNDER_OFFSET`` radii from one of
+    ``tops`` (the discs whose whole outline shows) whose own outline shows as a radial
+    edge on ``UNDER_SUPPORT`` of its part clear of every top. A checker put on two in a
+    row hides a third of each; one put on a single checker hides most of it and leaves a
+    crescent. ``support`` is that share, ``gap`` the share of the outline hidden, ``lab``
+    the median colour of the part of the face that shows. ``edges`` as for ``find_discs``."""
+    if not tops:
+        return []
+    edges = np.stack(disc_edges(image, radius) if edges is None else edges)
+    lab = _lab(image, 0)
+    h, w = image.shape[:2]
+    centres = np.array([(t.x, t.y) for t in tops])
+    radii = np.array([t.radius for t in tops])
+    angles = 2 * np.pi * np.arange(DIRECTIONS) / DIRECTIONS
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    offsets = np.concatenate([d * ring for d in np.linspace(*UNDER_OFFSET, 8)]) * radius
+    found = []
+    for top in tops:
+        near = np.hypot(*(centres - (top.x, top.y)).T) < 4 * radius
+        cands = np.array([top.x, top.y]) + offsets
+        clear = np.hypot(*(cands[:, None] - centres[near][None]).transpose(2, 0, 1)).min(axis=1)
+        cands = cands[clear >= UNDER_OFFSET[0] * radius - 0.5]
+        outline = cands[:, None] + radius * ring[None]                          # C x K x 2
+        gaps = np.hypot(*(outline[:, :, None] - centres[near][None, None]).transpose(3, 0, 1, 2)) - radii[near]
+        seen = gaps.min(axis=2) > UNDER_MARGIN * radius
+        hit = np.zeros(seen.shape, bool)
+        for f in SPREAD:
+            p = np.rint(cands[:, None] + f * radius * ring[None]).astype(int)
+            inside = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
+            px, py = np.clip(p[..., 0], 0, w - 1), np.clip(p[..., 1], 0, h - 1)
+            hit |= inside & (edges[np.arange(DIRECTIONS)[None], py, px] > 0)
+        shown = seen.sum(axis=1)
+        support = (hit & seen).sum(axis=1) / np.maximum(shown, 1)
+        for j in np.flatnonzero((shown >= UNDER_SEEN * DIRECTIONS) & (support >= UNDER_SUPPORT)):
+            found.append((float(support[j]), float(shown[j]), cands[j]))
+    found.sort(key=lambda f: (-f[0], -f[1]))
+    kept: list[Disc] = []
+    for support, shown, (x, y) in found:
+        if any(np.hypot(x - k.x, y - k.y) < 1.2 * radius for k in kept):
+            continue
+        face = _face_pixels(lab, x, y, radius, centres, radii)
+        if len(face) < 8:
+            continue
+        median = np.median(face, axis=0)
+        spread = float(np.median(np.abs(face - median).sum(axis=1)))
+        kept.append(Disc(float(x), float(y), float(radius), support, tuple(float(v) for v in median), spread,
+                         1.0 - shown / DIRECTIONS))
+    return kept
+
+
+def _face_pixels(lab: np.ndarray, x: float, y: float, radius: float, centres: np.ndarray,
+                 radii: np.ndarray) -> np.ndarray:
+    """The Lab pixels of the face of a disc at (x, y) that lie clear of the discs over it."""
+    h, w = lab.shape[:2]
+    r = int(np.ceil(radius))
+    x0, y0, x1, y1 = max(0, int(x) - r), max(0, int(y) - r), min(w, int(x) + r + 1), min(h, int(y) + r + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    mask = np.hypot(xx - x, yy - y) <= 0.85 * radius
+    for (cx, cy), cr in zip(centres, radii):
+        mask &= np.hypot(xx - cx, yy - cy) > cr + UNDER_MARGIN * radius
+    return lab[y0:y1, x0:x1][mask]
