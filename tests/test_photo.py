@@ -25,7 +25,7 @@ from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoErro
                           _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours, under_discs
-from vision.photo_cover import CELL, _bases, _pairing, _standing_out, _skipped_bases
+from vision.photo_cover import CELL, DIFFERENT, _against, _bases, _pairing, _skipped_bases, _standing_out
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -441,18 +441,55 @@ def test_a_hand_over_points_leaves_them_unsure_and_the_photo_unsettled(style, ta
     assert not [p.point for p in covered if p.certain]
 
 
+def _hand_render(seed: int) -> tuple[np.ndarray, object, Position]:
+    """The clean photo ``bench/boards.py --hands`` renders of ``seed``: a position from
+    random play with a hand reaching over a point drawn from it, style by seed."""
+    rng = np.random.default_rng(seed)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    hand = Hand(target=int(rng.integers(1, 25)), reach=float(rng.uniform(0.4, 1.0)),
+                side=str(rng.choice(["white", "black"])))
+    image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
+                          style=list(STYLES)[seed % len(STYLES)], size=(960, 540), hand=hand,
+                          conditions=Conditions.clean())
+    return image, truth, position
+
+
+def test_an_arm_over_a_points_base_stands_out_against_the_one_other_bare_base():
+    """An arm across the bottom of a blue board (seed 410135) lies over the base of point
+    6, whose three White checkers, half under it and in its shadow, are not found. Of
+    the white points only point 18's base is bare beside it: two cells have no spread to
+    judge by, each lay half their difference from their median, and neither stood out.
+    Two bases of a colour that differ that much both stand out: point 6 is not a sure 0."""
+    image, truth, position = _hand_render(410135)
+    assert 6 in truth.occluded_points and position.points()[5] == 3
+    read = import_photo(image, white="light", home="bottom-right")
+    point = read.observation.point(6)
+    assert not point.certain and point.count_range[0] <= 3 <= point.count_range[1]
+    assert read.position is None and not read.observation.settled
+
+
+def test_two_bare_cells_of_a_colour_that_differ_by_twice_different_both_stand_out():
+    colours = np.zeros((2, 12, 1, 3))
+    bare = np.zeros((2, 12, 1), bool)
+    kind_of = np.array([[column % 2 for column in range(12)] for _ in range(2)])
+    bare[0, 0] = bare[0, 2] = True                      # two bare points of one colour ...
+    colours[0, 2, 0] = (2.2 * DIFFERENT, 0, 0)          # ... far apart
+    bare[0, 1] = bare[0, 3] = bare[0, 5] = bare[0, 7] = True    # four of the other, one off
+    colours[0, 7, 0] = (2.2 * DIFFERENT, 0, 0)
+    out = np.zeros_like(bare)
+    for k in (0, 1):
+        mine = (kind_of == k)[..., None] & bare
+        d, s = _against(colours, mine)
+        out |= mine & _standing_out(bare, d, s)
+    assert sorted(zip(*np.nonzero(out[0, :, 0]))) == [(0,), (2,), (7,)]
+
+
 def test_fingertips_over_a_points_base_leave_its_row_unsure():
     """A hand reaching in at the field's corner (seed 410050) lays its fingertips over the
     base of point 12, where the first of Black's four lies; the rest of the hand, the
     colour of the table, does not stand out. The row found starts a place above the base,
     so the checker Black is short of may lie there: point 12 is a range, not a sure 3."""
-    rng = np.random.default_rng(410050)
-    position = random_position(rng, int(rng.integers(0, 40)))
-    hand = Hand(target=int(rng.integers(1, 25)), reach=float(rng.uniform(0.4, 1.0)),
-                side=str(rng.choice(["white", "black"])))
-    image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=410050,
-                          style=list(STYLES)[410050 % len(STYLES)], size=(960, 540), hand=hand,
-                          conditions=Conditions.clean())
+    image, truth, position = _hand_render(410050)
     assert truth.occluded_points == (12,) and position.points()[11] == -4
     read = import_photo(image, white="light", home="bottom-right")
     point = read.observation.point(12)

@@ -36,6 +36,7 @@ CELL = POINT_PIXELS // 2
 STAND_OUT = 4.0         # spreads of the other points' cells beyond which a cell stands out ...
 DIFFERENT = 20.0        # ... and Lab units (OpenCV 8-bit) at least
 SPREAD_FLOOR = 2.0      # Lab units: no cell's reference is tighter than this
+SPREAD_CELLS = 3        # bare cells of a colour at one place from the base that give a spread
 PATCH = 3               # cells standing out together that make a hand over the field
 EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
@@ -217,11 +218,15 @@ def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
 
 def _against(colours: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every cell's distance from the median of ``group``'s cells at its index, and the
-    spread of the group's distances there (both (rows, columns, cells))."""
+    spread of the group's distances there (both (rows, columns, cells)). Two cells have
+    no spread to tell: each lies half their difference from their median, so where the
+    group has fewer than ``SPREAD_CELLS`` the spread is the floor alone (two that differ
+    by twice ``DIFFERENT`` both stand out: one is covered, and which is not known)."""
     masked = np.where(group[..., None], colours, np.nan).reshape(-1, *colours.shape[2:])
     with warnings.catch_warnings():      # a cell index no cell of the group has
         warnings.simplefilter("ignore", RuntimeWarning)
         reference = np.nanmedian(masked, axis=0)
         d = np.linalg.norm(colours - reference, axis=-1)
         s = np.nanmedian(np.where(group, d, np.nan).reshape(-1, colours.shape[2]), axis=0)
-    return d, np.broadcast_to(1.4826 * np.nan_to_num(s) + SPREAD_FLOOR, d.shape)
+    s = np.where(group.reshape(-1, colours.shape[2]).sum(axis=0) >= SPREAD_CELLS, np.nan_to_num(s), 0.0)
+    return d, np.broadcast_to(1.4826 * s + SPREAD_FLOOR, d.shape)
