@@ -65,15 +65,19 @@ def radial_edges(image: np.ndarray, sigma: float = 1.0, percentile: float = EDGE
     lab = _lab(image, sigma)
     gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3) / 8
     gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3) / 8
-    magnitude = np.sqrt((gx * gx + gy * gy).sum(axis=2))
-    level = max(MIN_EDGE, float(np.percentile(magnitude, percentile)))
-    strong = magnitude > level
+    # the gradient's square along (ux, uy), summed over the channels, is
+    # ux^2 xx + 2 ux uy xy + uy^2 yy: three planes serve every direction
+    xx, xy, yy = (gx * gx).sum(axis=2), (gx * gy).sum(axis=2), (gy * gy).sum(axis=2)
+    square = xx + yy
+    magnitude = np.sqrt(square)
+    strong = magnitude > max(MIN_EDGE, float(np.percentile(magnitude, percentile)))
+    wanted = RADIAL * RADIAL * square
     maps = []
     for k in range(DIRECTIONS):
         angle = 2 * np.pi * k / DIRECTIONS
         ux, uy = np.cos(angle), np.sin(angle)
-        along = np.sqrt(((gx * ux + gy * uy) ** 2).sum(axis=2))
-        maps.append((strong & (along > RADIAL * magnitude)).astype(np.uint8))
+        along = (ux * ux) * xx + (2 * ux * uy) * xy + (uy * uy) * yy
+        maps.append((strong & (along > wanted)).astype(np.uint8))
     return maps
 
 
