@@ -43,8 +43,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hardware.sim.render_sequence import random_position  # noqa: E402
-from hardware.sim.renderer import STYLES, Conditions, Hand, render  # noqa: E402
+from hardware.sim.render_sequence import hand_photo, random_position  # noqa: E402
+from hardware.sim.renderer import STYLES, Conditions, render  # noqa: E402
 from vision.photo import HOMES, import_photo  # noqa: E402
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
@@ -219,13 +219,7 @@ def hand_rows(count: int, first_seed: int) -> dict:
     stats = {"frames": 0, "covered": 0, "covered sure": 0, "covered wrong": 0, "settled": 0, "positions": 0,
              "wrong": 0}
     for seed in range(first_seed, first_seed + count):
-        rng = np.random.default_rng(seed)
-        position = random_position(rng, int(rng.integers(0, 40)))
-        hand = Hand(target=int(rng.integers(1, 25)), reach=float(rng.uniform(0.4, 1.0)),
-                    side=str(rng.choice(["white", "black"])))
-        image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
-                              style=list(STYLES)[seed % len(STYLES)], size=(960, 540), hand=hand,
-                              conditions=Conditions.clean())
+        image, truth, position = hand_photo(seed)
         if not truth.occluded_points:
             continue
         read = import_photo(image, white="light", home=home_in_frame(truth))

@@ -18,7 +18,7 @@ from controller.cli import main
 from engine.ids import Xgid
 from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position
-from hardware.sim.render_sequence import random_position
+from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
@@ -441,26 +441,13 @@ def test_a_hand_over_points_leaves_them_unsure_and_the_photo_unsettled(style, ta
     assert not [p.point for p in covered if p.certain]
 
 
-def _hand_render(seed: int) -> tuple[np.ndarray, object, Position]:
-    """The clean photo ``bench/boards.py --hands`` renders of ``seed``: a position from
-    random play with a hand reaching over a point drawn from it, style by seed."""
-    rng = np.random.default_rng(seed)
-    position = random_position(rng, int(rng.integers(0, 40)))
-    hand = Hand(target=int(rng.integers(1, 25)), reach=float(rng.uniform(0.4, 1.0)),
-                side=str(rng.choice(["white", "black"])))
-    image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
-                          style=list(STYLES)[seed % len(STYLES)], size=(960, 540), hand=hand,
-                          conditions=Conditions.clean())
-    return image, truth, position
-
-
 def test_an_arm_over_a_points_base_stands_out_against_the_one_other_bare_base():
     """An arm across the bottom of a blue board (seed 410135) lies over the base of point
     6, whose three White checkers, half under it and in its shadow, are not found. Of
     the white points only point 18's base is bare beside it: two cells have no spread to
     judge by, each lay half their difference from their median, and neither stood out.
     Two bases of a colour that differ that much both stand out: point 6 is not a sure 0."""
-    image, truth, position = _hand_render(410135)
+    image, truth, position = hand_photo(410135)
     assert 6 in truth.occluded_points and position.points()[5] == 3
     read = import_photo(image, white="light", home="bottom-right")
     point = read.observation.point(6)
@@ -489,7 +476,7 @@ def test_fingertips_over_a_points_base_leave_its_row_unsure():
     base of point 12, where the first of Black's four lies; the rest of the hand, the
     colour of the table, does not stand out. The row found starts a place above the base,
     so the checker Black is short of may lie there: point 12 is a range, not a sure 3."""
-    image, truth, position = _hand_render(410050)
+    image, truth, position = hand_photo(410050)
     assert truth.occluded_points == (12,) and position.points()[11] == -4
     read = import_photo(image, white="light", home="bottom-right")
     point = read.observation.point(12)

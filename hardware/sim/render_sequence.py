@@ -24,7 +24,7 @@ from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position, Side
 from hardware.sim.render_pieces import SKIN_TONES
 from hardware.sim.render_styles import BGR
-from hardware.sim.renderer import Conditions, Cube, Die, FrameTruth, Hand, Scene, board_renderer
+from hardware.sim.renderer import STYLES, Conditions, Cube, Die, FrameTruth, Hand, Scene, board_renderer, render
 
 EXPOSURE = 0.5      # fraction of the frame interval the shutter is open
 
@@ -298,6 +298,20 @@ def random_position(rng: np.random.Generator, plies: int) -> Position:
             break
         side = side.opponent
     return position
+
+
+def hand_photo(seed: int) -> tuple[np.ndarray, FrameTruth, Position]:
+    """A clean 960 x 540 photo of a position from random play with a player's hand reaching
+    over a point, the board's style by ``seed`` and the rest drawn from it: the photos a
+    hand over the board is checked with."""
+    rng = np.random.default_rng(seed)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    hand = Hand(target=int(rng.integers(1, 25)), reach=float(rng.uniform(0.4, 1.0)),
+                side=str(rng.choice(["white", "black"])))
+    image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
+                          style=list(STYLES)[seed % len(STYLES)], size=(960, 540), hand=hand,
+                          conditions=Conditions.clean())
+    return image, truth, position
 
 
 def play_random_game(camera: TableCamera, seed: int = 0, max_turns: int | None = None) -> Iterator[Frame]:
