@@ -21,11 +21,11 @@ from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import find_board_photo_dice
-from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner, _point_number,
-                          _read_position, _working_copy, import_photo)
+from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
+                          _point_number, _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours, under_discs
-from vision.photo_cover import CELL, DIFFERENT, _against, _bases, _pairing, _skipped_bases, _standing_out
+from vision.photo_cover import CELL, DIFFERENT, _bases, _pairing, _skipped_bases, _standing_out
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -458,16 +458,12 @@ def test_an_arm_over_a_points_base_stands_out_against_the_one_other_bare_base():
 def test_two_bare_cells_of_a_colour_that_differ_by_twice_different_both_stand_out():
     colours = np.zeros((2, 12, 1, 3))
     bare = np.zeros((2, 12, 1), bool)
-    kind_of = np.array([[column % 2 for column in range(12)] for _ in range(2)])
     bare[0, 0] = bare[0, 2] = True                      # two bare points of one colour ...
     colours[0, 2, 0] = (2.2 * DIFFERENT, 0, 0)          # ... far apart
     bare[0, 1] = bare[0, 3] = bare[0, 5] = bare[0, 7] = True    # four of the other, one off
     colours[0, 7, 0] = (2.2 * DIFFERENT, 0, 0)
-    out = np.zeros_like(bare)
-    for k in (0, 1):
-        mine = (kind_of == k)[..., None] & bare
-        d, s = _against(colours, mine)
-        out |= mine & _standing_out(bare, d, s)
+    _, distance, spread = _pairing(colours, bare)
+    out = _standing_out(bare, distance, spread)
     assert sorted(zip(*np.nonzero(out[0, :, 0]))) == [(0,), (2,), (7,)]
 
 

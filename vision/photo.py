@@ -319,9 +319,11 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
         if place != "point" or side is None or distance[side] > UNDER_COLOUR or like[side]:
             continue
         mates = [c for c in taken if (c.place, c.column, c.row) == ("point", column, row)]
+        if len(mates) < ROW - 1:
+            continue
         nearest = min(mates, key=lambda c: np.hypot(u.x - c.x, u.y - c.y))
         apart = float(np.hypot(u.x - nearest.x, u.y - nearest.y))
-        if len(mates) < ROW - 1 or apart < 0.6 * radius or abs(along - nearest.along) < UNDER_ALONG * apart:
+        if apart < 0.6 * radius or abs(along - nearest.along) < UNDER_ALONG * apart:
             continue
         colour = "light" if side == 1 else "dark"
         out.append(PhotoChecker(u.x, u.y, u.radius, colour, UNSEEN, place, column, row, along))
