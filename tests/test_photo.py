@@ -25,7 +25,8 @@ from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoErro
                           _point_number, _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours, under_discs
-from vision.photo_cover import CELL, DIFFERENT, _bases, _pairing, _skipped_bases, _standing_out
+from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _pairing, _rail_crossings,
+                                _skipped_bases, _standing_out)
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -478,6 +479,68 @@ def test_fingertips_over_a_points_base_leave_its_row_unsure():
     point = read.observation.point(12)
     assert not point.certain and point.count_range[0] <= 4 <= point.count_range[1]
     assert read.position is None and "over points 12" in read.reason
+
+
+@pytest.mark.parametrize("seed, point, count", [(410100, 13, 1), (410088, 24, -1)])
+def test_an_arm_across_the_rail_leaves_the_points_beside_it_unsure(seed, point, count):
+    """An arm reaching in over the case's rail at a corner of the field (seeds 410100,
+    blue, and 410088, classic) lays its fingertips over a point's only checker; what
+    shows of the hand on the field stands out too little to make a patch, and the photo
+    was read settled with that point a sure 0. The arm over the rail stands out from
+    the rest of the rail: the photo is not settled and the point is a range."""
+    image, truth, position = hand_photo(seed)
+    assert point in truth.occluded_points and position.points()[point - 1] == count
+    read = import_photo(image, white="light", home="bottom-right")
+    assert not read.observation.settled and read.observation.occlusion.hand
+    found = read.observation.point(point)
+    assert not found.certain and found.count_range[0] <= abs(count) <= found.count_range[1]
+    assert read.position is None and f"{point}" in read.reason.split("(a hand?)")[0]
+
+
+def _rail_frame(width: int = 300, height: int = 400, rail=(40.0, 130.0, 140.0)) -> np.ndarray:
+    """A straightened field (Lab) with a point's width of plain rail round it."""
+    m = POINT_PIXELS
+    around = np.zeros((height + 2 * m, width + 2 * m, 3), np.float32)
+    around[:] = rail
+    around[m:m + height, m:m + width] = (160.0, 128.0, 150.0)
+    return around
+
+
+def test_a_cell_of_the_rail_unlike_the_rest_is_an_arm_crossing_it():
+    """Half-point cells of the rail beside row 1's bases the colour of an arm stand out
+    from the plain rail; the same cells under a checker found are not read."""
+    around, bar = _rail_frame(), (138.0, 162.0)
+    seen, occupied = np.ones(around.shape[:2], bool), np.zeros(around.shape[:2], bool)
+    assert _rail_crossings(around, seen, occupied, bar) == []
+    m, arm = POINT_PIXELS, (150.0, 150.0, 160.0)
+    y = np.s_[m + 400 + RAIL[0]:m + 400 + RAIL[1]]                   # beside row 1's bases
+    around[y, m + 60:m + 84] = arm
+    assert _rail_crossings(around, seen, occupied, bar) == [(1, (60, 72)), (1, (72, 84))]
+    # a checker found over the rail there: no arm
+    occupied[y, m + 56:m + 90] = True
+    assert _rail_crossings(around, seen, occupied, bar) == []
+
+
+def test_the_bars_ends_a_busy_strip_or_one_mostly_out_of_the_photo_are_no_rail():
+    """The rail at the bar's ends (hinges, the bar's own colour) is not read; a strip whose
+    cells differ among themselves (the table beyond a field found at a board's outline,
+    a stock photo's watermark) is no plain rail; nor is one mostly out of the photo."""
+    seen, bar = np.ones((448, 348), bool), (138.0, 162.0)
+    occupied = np.zeros_like(seen)
+    m, arm = POINT_PIXELS, (150.0, 150.0, 160.0)
+    assert np.linalg.norm(np.subtract(arm, (40.0, 130.0, 140.0))) > RAIL_DIFFERENT
+    top = np.s_[m - RAIL[1]:m - RAIL[0]]
+    at_bar, plain, busy = _rail_frame(), _rail_frame(), _rail_frame()
+    at_bar[top, m + 138:m + 162] = arm
+    assert _rail_crossings(at_bar, seen, occupied, bar) == []
+    plain[top, m + 240:m + 252] = arm
+    assert _rail_crossings(plain, seen, occupied, bar) == [(0, (240, 252))]
+    for x in range(-CELL, 300, CELL):
+        busy[top, m + x:m + x + CELL] = (40.0 + 25 * (x // CELL % 4), 130.0, 140.0)
+    busy[top, m + 240:m + 252] = arm
+    assert _rail_crossings(busy, seen, occupied, bar) == []
+    seen[:, :m + 200] = False
+    assert _rail_crossings(plain, seen, occupied, bar) == []
 
 
 def test_a_row_starting_a_place_above_its_base_is_unsure_beside_rows_that_start_at_theirs():

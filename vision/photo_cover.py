@@ -14,6 +14,11 @@ hide more. A patch of ``PATCH`` such cells or more is a hand or something like i
 the field, and the photo is not settled: the points whose checkers or next place it
 lies over or beside may hold anything.
 
+An arm reaching over the board crosses the case's rail, whatever it then hides on the
+field (fingertips over a point's only checker, a hand the colour of the field): a cell
+of the rail beside the points' bases that stands out from the rest of the rail is an
+arm, and the points beside it may hold anything too.
+
 The same reference tells a bare point's base taken for a checker: a checker lying
 alone on a point changes how its place looks (its face, rim and shadow), so one whose
 cells look like the same cells of the bare points of its colour (within ``BARE_LIKE``)
@@ -63,9 +68,10 @@ class Cover:
     or whose row skips its base, so that its count may hide more (columns 0..11 across the field from its (0, 0)
     corner, row 0 on its y=0 side); ``reached``: the points a patch standing out lies
     over or beside, from their base through their next checker's place, whose checkers
-    found may be anything (a hand's knuckles look like checkers); ``hand``: such a patch
-    lies anywhere over the field; ``bases``: the points whose only checker found looks
-    like the bare points of its colour at its place (the point's base, not a checker)."""
+    found may be anything (a hand's knuckles look like checkers), or an arm crossing the
+    rail lies beside; ``hand``: such a patch lies anywhere over the field, or such an arm;
+    ``bases``: the points whose only checker found looks like the bare points of its
+    colour at its place (the point's base, not a checker)."""
 
     unsure: frozenset = frozenset()
     reached: frozenset = frozenset()
@@ -79,30 +85,39 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     width = int(round(POINT_PIXELS / fit.point_width))
     a, b = fit.to_image([(0.5, 0.0), (0.5, 1.0)])
     height = int(round(width * np.linalg.norm(b - a) / (fit.point_width_px() / fit.point_width)))
-    to_image = fit.homography @ np.diag([1.0 / width, 1.0 / height, 1.0])     # straightened pixels to the photo's
+    # straightened pixels, the field with a point's width of the case round it, to the photo's
+    m = POINT_PIXELS
+    shift = np.array([[1.0, 0.0, -m], [0.0, 1.0, -m], [0.0, 0.0, 1.0]])
+    to_image = fit.homography @ np.diag([1.0 / width, 1.0 / height, 1.0]) @ shift
+    size = (width + 2 * m, height + 2 * m)
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    straight = cv2.warpPerspective(lab, to_image, (width, height),
-                                   flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA, borderValue=(-1, -1, -1))
+    around = cv2.warpPerspective(lab, to_image, size, flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA,
+                                 borderValue=(-1, -1, -1))
+    seen_around = cv2.warpPerspective(np.ones(image.shape[:2], np.uint8), to_image, size,
+                                      flags=cv2.WARP_INVERSE_MAP | cv2.INTER_NEAREST).astype(bool)
+    field = np.s_[m:m + height, m:m + width]
+    straight, seen = around[field], seen_around[field]
     edges = np.hypot(cv2.Sobel(straight[..., 0], cv2.CV_32F, 1, 0), cv2.Sobel(straight[..., 0], cv2.CV_32F, 0, 1))
     straight = np.dstack([straight, EDGE_WEIGHT * edges])
-    seen = cv2.warpPerspective(np.ones(image.shape[:2], np.uint8), to_image, (width, height),
-                               flags=cv2.WARP_INVERSE_MAP | cv2.INTER_NEAREST).astype(bool)
-    occupied = np.zeros((height, width), np.uint8)
+    occupied_around = np.zeros(size[::-1], np.uint8)
     stacks: dict[tuple[int, int], list[tuple[float, float]]] = {}
     radius = CELL
     for c in checkers:
         (u, v), (u2, v2) = fit.to_field([(c.x, c.y), (c.x + c.radius, c.y)])
         radius = float(np.hypot((u2 - u) * width, (v2 - v) * height))
-        cv2.circle(occupied, (int(round(u * width)), int(round(v * height))), int(np.ceil(AROUND * radius)), 1, -1)
+        cv2.circle(occupied_around, (int(round(u * width)) + m, int(round(v * height)) + m),
+                   int(np.ceil(AROUND * radius)), 1, -1)
         if c.place == "point":
             along = v * height if c.row == 0 else (1 - v) * height
             stacks.setdefault((c.column, c.row), []).append((along, radius))
     for x, y, w, h in dice_boxes:
-        q = fit.to_field([(x, y), (x + w, y), (x + w, y + h), (x, y + h)]) * (width, height)
-        cv2.fillConvexPoly(occupied, np.round(q).astype(np.int32), 1)
+        q = fit.to_field([(x, y), (x + w, y), (x + w, y + h), (x, y + h)]) * (width, height) + m
+        cv2.fillConvexPoly(occupied_around, np.round(q).astype(np.int32), 1)
+    occupied_around = occupied_around.astype(bool)
+    occupied = occupied_around[field]
     cells = height // 2 // CELL
     centres = fit.column_centres() * width
-    colours, bare = _cells(straight, seen, occupied.astype(bool), centres, cells, height)
+    colours, bare = _cells(straight, seen, occupied, centres, cells, height)
     kind, distance, spread = _pairing(colours, bare)
     out = _standing_out(bare, distance, spread)
     lone = {key: stack[0] for key, stack in stacks.items() if len(stack) == 1}
@@ -127,7 +142,50 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
             hand = True
             x, y, w = stats[k, cv2.CC_STAT_LEFT], stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_WIDTH]
             reached |= {(c, row) for c in range(max(x - 1, 0), min(x + w + 1, 12)) if y - 1 < span[c, row]}
+    half = (1 - fit.bar) / 2 * width
+    bar = (half, width - half)
+    for row, (x0, x1) in _rail_crossings(around, seen_around, occupied_around, bar):
+        hand = True
+        reached |= {(c, row) for c in range(12) if x0 - POINT_PIXELS < centres[c] < x1 + POINT_PIXELS}
     return Cover(frozenset(unsure) | _skipped_bases(checkers), frozenset(reached), hand, frozenset(bases))
+
+
+RAIL = (3, 9)           # straightened pixels beyond the field's long edges where the case's rail is looked at
+RAIL_DIFFERENT = 3 * DIFFERENT  # Lab units an arm over the rail differs from it by at least
+RAIL_SPREAD = 10.0      # Lab units: a strip beyond the field whose cells spread more is no plain rail
+RAIL_SEEN = 0.5         # share of a rail's cells to be seen bare for its colour to be known
+
+
+def _rail_crossings(around: np.ndarray, seen: np.ndarray, occupied: np.ndarray,
+                    bar: tuple[float, float]) -> list[tuple[int, tuple[int, int]]]:
+    """(row, (x0, x1)) where an arm crosses the case's rail beside row ``row`` of the field,
+    given the straightened field with ``POINT_PIXELS`` round it (x in the field's own
+    straightened pixels, the bar's from ``bar``): a half-point cell of the rail, away from
+    the bar's hinges, that differs from the rail's other cells on that side by
+    ``RAIL_DIFFERENT`` and ``STAND_OUT`` times their spread (colours alone, their median: a
+    field found a little inside its edge puts the edge's line in the strip's first rows).
+    Only where enough of the rail is seen (``RAIL_SEEN``) and it is plain (``RAIL_SPREAD``):
+    beyond a field found at the board's outline lies the table, not a rail."""
+    m = POINT_PIXELS
+    height, width = around.shape[0] - 2 * m, around.shape[1] - 2 * m
+    lanes = np.arange(-CELL, width + 1, CELL)
+    lanes = lanes[(lanes + CELL <= bar[0] - CELL / 2) | (lanes >= bar[1] + CELL / 2)]
+    out = []
+    for row in range(2):
+        y0 = m - RAIL[1] if row == 0 else m + height + RAIL[0]
+        rows = np.s_[y0:y0 + RAIL[1] - RAIL[0]]
+        strip = around[rows]
+        cells = [_bare_median(strip, seen[rows], occupied[rows], np.s_[:, x + m:x + m + CELL]) for x in lanes]
+        bare = np.array([c is not None for c in cells])
+        if bare.mean() < RAIL_SEEN:
+            continue
+        colours = np.array([c if c is not None else np.zeros(strip.shape[2]) for c in cells])
+        d = np.linalg.norm(colours - np.median(colours[bare], axis=0), axis=-1)
+        spread = 1.4826 * float(np.median(d[bare])) + SPREAD_FLOOR
+        if spread <= RAIL_SPREAD:
+            crossed = bare & (d > STAND_OUT * spread) & (d > RAIL_DIFFERENT)
+            out += [(row, (int(x), int(x) + CELL)) for x in lanes[crossed]]
+    return out
 
 
 def _skipped_bases(checkers: list[Placed]) -> frozenset:
@@ -160,12 +218,20 @@ def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres
             x0 = int(round(x - POINT_PIXELS / 2))
             for i in range(cells):
                 y0 = i * CELL if row == 0 else height - (i + 1) * CELL
-                window = np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS]
-                free = ~occupied[window]
-                if free.mean() >= 1 - OCCUPIED and seen[window].all():
+                colour = _bare_median(straight, seen, occupied, np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS])
+                if colour is not None:
                     bare[row, column, i] = True
-                    colours[row, column, i] = np.median(straight[window][free], axis=0)
+                    colours[row, column, i] = colour
     return colours, bare
+
+
+def _bare_median(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, window) -> np.ndarray | None:
+    """The median of ``straight``'s channels over ``window`` where nothing found covers it,
+    if the window is bare (``OCCUPIED`` at most covered) and wholly inside the photo."""
+    free = ~occupied[window]
+    if free.mean() >= 1 - OCCUPIED and seen[window].all():
+        return np.median(straight[window][free], axis=0)
+    return None
 
 
 def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
