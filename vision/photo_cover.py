@@ -160,15 +160,16 @@ def _rail_crossings(around: np.ndarray, seen: np.ndarray, occupied: np.ndarray,
                     bar: tuple[float, float]) -> list[tuple[int, tuple[int, int]]]:
     """(row, (x0, x1)) where an arm crosses the case's rail beside row ``row`` of the field,
     given the straightened field with ``POINT_PIXELS`` round it (x in the field's own
-    straightened pixels, the bar's from ``bar``): a half-point cell of the rail, away from
-    the bar's hinges, that differs from the rail's other cells on that side by
+    straightened pixels, the bar's from ``bar``): a half-point cell of the rail beside the
+    points (not beyond the field's ends, where trays and the case's joints are, nor at the
+    bar's hinges) that differs from the rail's other cells on that side by
     ``RAIL_DIFFERENT`` and ``STAND_OUT`` times their spread (colours alone, their median: a
     field found a little inside its edge puts the edge's line in the strip's first rows).
     Only where enough of the rail is seen (``RAIL_SEEN``) and it is plain (``RAIL_SPREAD``):
     beyond a field found at the board's outline lies the table, not a rail."""
     m = POINT_PIXELS
     height, width = around.shape[0] - 2 * m, around.shape[1] - 2 * m
-    lanes = np.arange(-CELL, width + 1, CELL)
+    lanes = np.arange(0, width - CELL + 1, CELL)
     lanes = lanes[(lanes + CELL <= bar[0] - CELL / 2) | (lanes >= bar[1] + CELL / 2)]
     out = []
     for row in range(2):
