@@ -497,6 +497,20 @@ def test_an_arm_across_the_rail_leaves_the_points_beside_it_unsure(seed, point, 
     assert read.position is None and f"{point}" in read.reason.split("(a hand?)")[0]
 
 
+def test_an_arm_from_the_far_side_reaches_the_bases_its_fingertips_point_at():
+    """An arm in over the top rail (seed 410036, tournament) reaches across the field to
+    point 12, whose third checker lies under its fingertips; where it lies over the
+    bottom row it stands out from the tips inward, short of that checker's place, and
+    the cells there stand out too little (the arm covers several dark points at that
+    place, widening their spread). An arm from the other row's side points at this
+    row's bases: the points under it are ranges however far from their bases it shows."""
+    image, truth, position = hand_photo(410036)
+    assert 12 in truth.occluded_points and position.points()[11] == -3
+    read = import_photo(image, white="light", home="bottom-right")
+    point = read.observation.point(12)
+    assert not point.certain and point.count_range[0] <= 3 <= point.count_range[1]
+
+
 def _rail_frame(width: int = 300, height: int = 400, rail=(40.0, 130.0, 140.0)) -> np.ndarray:
     """A straightened field (Lab) with a point's width of plain rail round it."""
     m = POINT_PIXELS

@@ -134,19 +134,21 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
             span[column, row] = int(np.ceil((end + 2 * radius) / CELL))
             if out[row, column, int(end // CELL):span[column, row]].any():
                 unsure.add((column, row))
+    half = (1 - fit.bar) / 2 * width
+    crossings = _rail_crossings(around, seen_around, occupied_around, (half, width - half))
+    for row, (x0, x1) in crossings:
+        hand = True
+        reached |= {(c, row) for c in range(12) if x0 - POINT_PIXELS < centres[c] < x1 + POINT_PIXELS}
     for row in range(2):
+        # an arm in from the other row's side points its fingertips at this row's bases
+        facing = any(r != row for r, _ in crossings)
         count, _, stats, _ = cv2.connectedComponentsWithStats(out[row].T.astype(np.uint8), connectivity=8)
         for k in range(1, count):
             if stats[k, cv2.CC_STAT_AREA] < PATCH:
                 continue
             hand = True
             x, y, w = stats[k, cv2.CC_STAT_LEFT], stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_WIDTH]
-            reached |= {(c, row) for c in range(max(x - 1, 0), min(x + w + 1, 12)) if y - 1 < span[c, row]}
-    half = (1 - fit.bar) / 2 * width
-    bar = (half, width - half)
-    for row, (x0, x1) in _rail_crossings(around, seen_around, occupied_around, bar):
-        hand = True
-        reached |= {(c, row) for c in range(12) if x0 - POINT_PIXELS < centres[c] < x1 + POINT_PIXELS}
+            reached |= {(c, row) for c in range(max(x - 1, 0), min(x + w + 1, 12)) if facing or y - 1 < span[c, row]}
     return Cover(frozenset(unsure) | _skipped_bases(checkers), frozenset(reached), hand, frozenset(bases))
 
 
