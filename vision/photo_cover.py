@@ -183,9 +183,8 @@ def _rail_crossings(around: np.ndarray, seen: np.ndarray, occupied: np.ndarray,
         if bare.mean() < RAIL_SEEN:
             continue
         colours = np.array([c if c is not None else np.zeros(strip.shape[2]) for c in cells])
-        d = np.linalg.norm(colours - np.median(colours[bare], axis=0), axis=-1)
-        spread = 1.4826 * float(np.median(d[bare])) + SPREAD_FLOOR
-        if spread <= RAIL_SPREAD:
+        d, spread = (a[0, :, 0] for a in _against(colours[None, :, None], bare[None, :, None]))
+        if spread[0] <= RAIL_SPREAD:
             crossed = bare & (d > STAND_OUT * spread) & (d > RAIL_DIFFERENT)
             out += [(row, (int(x), int(x) + CELL)) for x in lanes[crossed]]
     return out
