@@ -24,7 +24,7 @@ from vision.dice import find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
                           _point_number, _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
-from vision.photo_checkers import Disc, checker_radius, find_discs, split_colours, under_discs
+from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
 from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _pairing, _rail_crossings,
                                 _skipped_bases, _standing_out)
 
@@ -80,14 +80,13 @@ def test_glossy_checkers_on_the_bar_are_checkers_not_ones():
     assert [(c.colour, c.place) for c in read.checkers].count(("dark", "bar")) == 2
 
 
-def test_a_stack_on_a_point_is_read_as_a_range_not_a_guessed_count():
+def test_a_stack_on_a_point_is_counted_from_the_crescent_it_leaves_at_the_base():
     position = game_position(6, 14)            # seven Black checkers on White's 19: two stacked
     assert position.points()[18] == -7
     image, _ = rendered(position, "felt", "bottom-right")
     read = import_photo(image, white="light", home="bottom-right")
-    assert read.position is None and "piles on points 19 may hide them" in read.reason
-    assert read.observation.point(19).count_range == (5, 7)
-    assert read.observation.admits(position)
+    assert read.observation.point(19).count_range == (7, 7)
+    assert read.position == position
 
 
 def test_the_checkers_a_checker_put_on_two_half_hides_show_their_outlines_beside_it():
@@ -120,6 +119,41 @@ def test_checkers_under_a_piles_upper_layer_are_counted(seed, home, point):
     read = import_photo(image, white="light", home=home)
     assert read.observation.point(point).count_range == (6, 6)
     assert read.position == position, read.reason
+
+
+@pytest.mark.parametrize("seed, home, point, count", [(930018, "bottom-left", 6, 6), (930029, "bottom-left", 2, 7),
+                                                       (930038, "bottom-left", 19, -7)])
+def test_a_second_row_stacked_on_a_row_counts_the_checkers_it_hides(seed, home, point, count):
+    """Tournament boards with a second row put on a row of five, each a little toward
+    the tip (seeds 930018, 930029, 930038): only a crescent of the base checker shows
+    past the upper row's first, and the row read five, one or two short. The crescent
+    shows the stack; the step from the upper row's last to the lower row's first that
+    shows says how many lie under it."""
+    image, _, position = _tournament_render(seed)
+    assert position.points()[point - 1] == count
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(point).count_range == (abs(count), abs(count))
+    assert read.observation.point(point).confidence <= 0.3
+    assert read.position == position, read.reason
+
+
+def _piled_frame(centres: list[tuple[int, int]], base: int = 160) -> np.ndarray:
+    """White checkers (radius 20, grey rim) at ``centres`` on a red point whose base is
+    the row ``base``, the black case beyond it; later ones lie over earlier ones."""
+    image = np.full((200, 200, 3), (40, 40, 180), np.uint8)
+    image[base:] = (25, 25, 25)
+    for x, y in centres:
+        cv2.circle(image, (x, y), 20, (235, 240, 245), -1, cv2.LINE_AA)
+        cv2.circle(image, (x, y), 20, (150, 150, 150), 2, cv2.LINE_AA)
+    return image
+
+
+def test_a_crescent_past_a_piles_base_checker_is_a_checker_under_it():
+    stacked = _piled_frame([(100, 140), (100, 131)])        # one at the base, one on it nearer the tip
+    assert lower_rim(stacked, 100, 131, 20, (100, 160))
+    assert not lower_rim(_piled_frame([(100, 131)]), 100, 131, 20, (100, 160))    # the point shows below it
+    assert not lower_rim(_piled_frame([(100, 140)]), 100, 140, 20, (100, 160))    # it lies at the base
+    assert not lower_rim(_piled_frame([(100, 120)]), 100, 120, 20, (100, 160))
 
 
 def test_a_crescent_across_a_row_is_no_checker_under_it():

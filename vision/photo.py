@@ -28,7 +28,8 @@ from vision.dice import find_board_photo_dice
 from vision.image_check import image_problem
 from vision.observation import DieRead, Observation, Occlusion, PointRead
 from vision.photo_board import FieldFit, field_colour, find_field
-from vision.photo_checkers import Disc, checker_radius, disc_edges, find_discs, split_colours, under_discs, weighted
+from vision.photo_checkers import (Disc, checker_radius, disc_edges, find_discs, lower_rim, split_colours, under_discs,
+                                   weighted)
 from vision.photo_cover import Cover, find_cover
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
@@ -69,6 +70,7 @@ HOLE = 2.2              # a row may skip this many radii (a checker whose outlin
 UNSEEN = 0.3            # confidence of a checker put where a row skips one or a pile's upper layer hides one
 UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this many spreads of its side's colour
 UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
+STACK_STEP = 0.88       # diameters: a step this short in a row is from a stack's upper row to its lower one
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
 
 
@@ -208,6 +210,7 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     cover = find_cover(work, fit, found, dice_boxes)
     checkers = [c for c in checkers if (c.column, c.row) not in cover.bases]
     board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
+    checkers += _piled_on(image, checkers, board, scale)
     return _read_position(checkers, board, dice, white, home, cover)
 
 
@@ -349,6 +352,45 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
                 f = k / (missing + 1)
                 out.append(PhotoChecker(a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), radius, a.colour, UNSEEN,
                                         "point", a.column, a.row, a.along + f * (b.along - a.along)))
+    return out
+
+
+def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, scale: float) -> list[PhotoChecker]:
+    """Checkers hidden in a stack on a point: a second row put on a row of ``ROW`` (each
+    checker a little toward the tip from the one under it) hides all of the lower row
+    but a crescent at the base and the checkers past its end. Where that crescent shows
+    past the base-most checker found (``lower_rim``), as many lie hidden as the upper
+    row has checkers: those before the row's one short step (under ``STACK_STEP``
+    diameters, from the upper row's last to the first of the lower row that shows), or
+    one when no step is short. They are put a diameter apart from the base, of the row's
+    colour, at ``UNSEEN`` confidence, while that colour has fewer than ``CHECKERS`` found.
+    ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
+    rows: dict[tuple[int, int], list[PhotoChecker]] = {}
+    for c in checkers:
+        if c.place == "point":
+            rows.setdefault((c.column, c.row), []).append(c)
+    found = {colour: sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
+    out = []
+    for (column, row), stack in rows.items():
+        stack.sort(key=lambda c: c.along)
+        first = stack[0]
+        if len(stack) < ROW or found[first.colour] >= CHECKERS:
+            continue
+        u = fit.to_field([(first.x, first.y)])[0][0]
+        base = fit.to_image([(u, float(row))])[0]
+        if not lower_rim(image, first.x, first.y, first.radius, (float(base[0]), float(base[1]))):
+            continue
+        steps = [np.hypot(b.x - a.x, b.y - a.y) / (2 * a.radius) for a, b in zip(stack, stack[1:ROW])]
+        upper = 1 + int(np.argmin(steps)) if min(steps) < STACK_STEP else 1
+        hidden = min(upper, CHECKERS - found[first.colour])
+        reach = float(np.hypot(base[0] - first.x, base[1] - first.y))
+        for k in range(hidden):
+            from_base = (2 * k + 1) * first.radius
+            f = from_base / reach
+            out.append(PhotoChecker(base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius,
+                                    first.colour, UNSEEN, "point", column, row,
+                                    first.along - (reach - from_base) * scale))
+        found[first.colour] += hidden
     return out
 
 

@@ -389,3 +389,59 @@ def _face_pixels(lab: np.ndarray, x: float, y: float, radius: float, centres: np
     for (cx, cy), cr in zip(centres, radii):
         mask &= np.hypot(xx - cx, yy - cy) > cr + UNDER_MARGIN * radius
     return lab[y0:y1, x0:x1][mask]
+
+
+LOWER_BASE = 1.05   # radii from its point's base past which a pile's base-most checker may lie on another
+LOWER_RIM = 20.0    # Lab units its rim (or the shade round it) stands from its face's colour at least
+LOWER_DIP = 0.5     # past the rim the face's colour shows again (within this share of the rim's contrast) ...
+LOWER_RISE = 0.6    # ... and then another rim (this share of the first) before the base
+LOWER_STEP = 0.06   # radii between the samples of the profile toward the base
+LOWER_WIDE = 0.4    # radii either side of the line to the base the profile takes its median over
+
+
+def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[float, float]) -> bool:
+    """Whether a checker lies under the one at (x, y) (``image`` BGR, image pixels), showing
+    as a crescent on the side of ``base`` (the nearest point of its point's base).
+
+    A checker put on the base-most one of a row, a little toward the tip, hides all of
+    it but a crescent at the base: from the top checker's centre toward the base its
+    face's colour gives way to its rim (or the shade at its edge), comes back over the
+    crescent and gives way again at the lower checker's rim, where a single checker's
+    gives way once, to the point or the case. Only a checker lying ``LOWER_BASE`` radii
+    or more from the base leaves room for a crescent."""
+    along = np.array(base, float) - (x, y)
+    reach = float(np.hypot(*along))
+    if reach < LOWER_BASE * radius:
+        return False
+    axis = along / reach
+    across = np.array([-axis[1], axis[0]])
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(min(x, base[0]) - 2 * radius)), max(0, int(min(y, base[1]) - 2 * radius))
+    x1, y1 = min(w, int(max(x, base[0]) + 2 * radius) + 1), min(h, int(max(y, base[1]) + 2 * radius) + 1)
+    lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+
+    def sample(t: np.ndarray, s: np.ndarray) -> np.ndarray:
+        p = np.array([x - x0, y - y0]) + t[:, None, None] * axis + s[None, :, None] * across
+        px = np.clip(np.rint(p[..., 0]).astype(int), 0, x1 - x0 - 1)
+        py = np.clip(np.rint(p[..., 1]).astype(int), 0, y1 - y0 - 1)
+        return lab[py, px]                                                    # T x S x 3
+
+    inside = np.linspace(-0.5, 0.5, 5) * radius
+    face = np.median(sample(inside, inside).reshape(-1, 3), axis=0)
+    t = np.arange(0.5 * radius, reach + 0.3 * radius, LOWER_STEP * radius)
+    profile = np.median(np.linalg.norm(sample(t, np.linspace(-LOWER_WIDE, LOWER_WIDE, 7) * radius) - face, axis=2),
+                        axis=1)
+    rim = [j for j in np.flatnonzero((t >= 0.6 * radius) & (t <= 1.15 * radius))
+           if j + 1 < len(t) and profile[j] >= LOWER_RIM and profile[j] >= profile[j + 1]]
+    if not rim:
+        return False
+    first = profile[rim[0]]
+    dip = 0
+    for value in profile[rim[0] + 1:]:
+        if value <= LOWER_DIP * first:
+            dip += 1
+        elif value >= LOWER_RISE * first:
+            if dip >= 2:
+                return True
+            dip = 0
+    return False
