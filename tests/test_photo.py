@@ -354,6 +354,15 @@ def test_board_photo_dice_lie_only_where_dice_are_rolled(opening):
     assert find_board_photo_dice(image, diameter, [np.array([(0, 0), (20, 0), (20, 20), (0, 20)])]) == []
 
 
+def test_dice_among_checkers_are_read_their_rims_are_no_inlays_dots():
+    """A tournament board (seed 930002) with a five between rows of checkers whose rims
+    and rings make pip-like spots: taken for an inlay's dots round the die, they left it
+    unread."""
+    image, truth, _ = _tournament_render(930002)
+    read = import_photo(image, white="light")
+    assert sorted(d.value for d in read.observation.dice) == sorted(d.value for d in truth.dice) == [5, 6]
+
+
 def test_dark_taken_for_white_swaps_the_sides(opening):
     image, truth, _ = opening
     read = import_photo(image, white="dark", home="top-right")

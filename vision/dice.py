@@ -361,7 +361,7 @@ BOARD_PHOTO_AROUND = 24     # ... at most this many pip-like spots (four other d
 
 
 def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
-                          net: DiceNet | None = None) -> list[Die]:
+                          net: DiceNet | None = None, checkers=()) -> list[Die]:
     """The dice on a board in a photo (BGR) whose checkers are ``diameter`` pixels wide:
     read by the photos' network at ``BOARD_PHOTO_DIE`` checker diameters,
     at least ``BOARD_PHOTO_SURE`` sure.
@@ -371,7 +371,8 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
     lone ones (a one has a single pip), only on the ``surface`` where dice are rolled
     (image polygons, if given: the halves of the field; the cube waits on the bar and its
     numbers read as pips). A die lies on a plain surface: one read amid more spots than
-    other dice could show (``BOARD_PHOTO_AROUND``) is an ornamented board's dots."""
+    other dice could show (``BOARD_PHOTO_AROUND``) is an ornamented board's dots; spots on
+    ``checkers`` (circles x, y, radius in image pixels: their rims and rings) are none."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_board_photo_dice needs a BGR colour image")
     f = BOARD_PHOTO_CHECKER / diameter
@@ -390,8 +391,12 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
     die_size = BOARD_PHOTO_DIE * diameter
     candidates = [(x / f, y / f, die_size, True) for x, y in found]
     ys, xs = np.nonzero(peaks)
+    xs, ys = xs / f, ys / f
+    for x, y, r in checkers:
+        off = np.hypot(xs - x, ys - y) > r
+        xs, ys = xs[off], ys[off]
     return [d for d in _read_candidates(image, candidates, die_size, net)
-            if d.confidence >= BOARD_PHOTO_SURE and _spots_around(d, xs / f, ys / f, die_size) <= BOARD_PHOTO_AROUND]
+            if d.confidence >= BOARD_PHOTO_SURE and _spots_around(d, xs, ys, die_size) <= BOARD_PHOTO_AROUND]
 
 
 def _spots_around(die: Die, xs: np.ndarray, ys: np.ndarray, side: float) -> int:

@@ -198,7 +198,8 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
         return _unread((), "no checkers found")
     fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius)
     field = None if fit is None else field_colour(work, fit, np.array([(d.x, d.y, d.radius) for d in strong]))
-    dice = _dice(image, 2 * radius / scale, None if fit is None else [h / scale for h in fit.halves()])
+    dice = _dice(image, 2 * radius / scale, None if fit is None else [h / scale for h in fit.halves()],
+                 [(d.x / scale, d.y / scale, d.radius / scale) for d in strong])
     dice_boxes = [tuple(v * scale for v in d.box) for d in dice]
     under = under_discs(work, strong, radius, edges) if fit is not None else []
     found = _select(discs, fit, radius, dice_boxes, field, under)
@@ -646,10 +647,12 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     return rank, read
 
 
-def _dice(image: np.ndarray, diameter: float, halves: list[np.ndarray] | None) -> list[DieRead]:
+def _dice(image: np.ndarray, diameter: float, halves: list[np.ndarray] | None, checkers=()) -> list[DieRead]:
     """The dice on the ``halves`` of the field (image polygons; anywhere when None) of a
-    board whose checkers are ``diameter`` pixels wide, at most the ``DICE`` surest."""
-    found = sorted(find_board_photo_dice(image, diameter, surface=halves), key=lambda d: -d.confidence)
+    board whose checkers are ``diameter`` pixels wide, at most the ``DICE`` surest;
+    ``checkers`` the circles (x, y, radius) of the checkers found."""
+    found = sorted(find_board_photo_dice(image, diameter, surface=halves, checkers=checkers),
+                   key=lambda d: -d.confidence)
     return [DieRead(d.value, None, d.flat, False, tuple(int(v) for v in d.box), d.confidence)
             for d in found[:DICE]]
 
