@@ -221,12 +221,12 @@ def test_the_case_corner_beside_a_points_base_is_no_checker():
     outlines a faint dark disc centred on the base. Vouched for by the row of three
     above it, it made a fourth and, with one of Black's six on point 19 hidden in the
     pile, Black's fifteen: a wrong position. Half off the field, it must be seen on its
-    own; the one Black is short of leaves the pile's count open."""
+    own; the one Black is short of is the one the pile hides (its crescent shows)."""
     image, truth, position = _tournament_render(930041)
     assert position.points()[11] == -3 and position.points()[18] == -6
     read = import_photo(image, white="light", home="bottom-right")
     assert read.observation.point(12).count == 3
-    assert read.position is None and read.observation.admits(position)
+    assert read.position == position
 
 
 def test_a_die_on_a_point_beyond_its_checkers_vouches_for_no_faint_disc():
@@ -234,12 +234,12 @@ def test_a_die_on_a_point_beyond_its_checkers_vouches_for_no_faint_disc():
     White checkers is outlined as a checker, and below it the point's edges outline
     faint discs; vouched for by the die, they made a row that, with one of White's six
     on point 6 hidden in the pile, gave a wrong position. A disc round a die costs its
-    row and vouches for nothing; the one White is short of leaves the pile open."""
+    row and vouches for nothing; the one White is short of is the one the pile hides."""
     image, _, position = _tournament_render(930018)
     assert position.points()[1] == 2 and position.points()[5] == 6
     read = import_photo(image, white="light", home="bottom-left")
     assert read.observation.point(2).count == 2
-    assert read.position is None and read.observation.admits(position)
+    assert read.position == position
 
 
 
