@@ -137,6 +137,17 @@ def test_a_second_row_stacked_on_a_row_counts_the_checkers_it_hides(seed, home, 
     assert read.position == position, read.reason
 
 
+def test_a_stack_hiding_more_than_its_colour_is_short_of_counts_none():
+    """A felt board (seed 410040): seven Black checkers on point 19, two stacked on five,
+    and the red point beside point 5's lone Black checker outlined as a second one: Black
+    looks one short while the stack hides two. Counting one of the two made a wrong
+    position; a stack is counted only when it hides just what its colour is short of."""
+    image, truth, position = hand_photo(410040)
+    assert position.points()[18] == -7 and position.points()[4] == -1
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.position in (None, position)
+
+
 def _piled_frame(centres: list[tuple[int, int]], base: int = 160) -> np.ndarray:
     """White checkers (radius 20, grey rim) at ``centres`` on a red point whose base is
     the row ``base``, the black case beyond it; later ones lie over earlier ones."""

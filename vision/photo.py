@@ -363,19 +363,20 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     past the base-most checker found (``lower_rim``), as many lie hidden as the upper
     row has checkers: those before the row's one short step (under ``STACK_STEP``
     diameters, from the upper row's last to the first of the lower row that shows), or
-    one when no step is short. They are put a diameter apart from the base, of the row's
-    colour, at ``UNSEEN`` confidence, while that colour has fewer than ``CHECKERS`` found.
-    ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
+    one when no step is short. They are counted only when a colour's stacks hide just
+    what it is short of: short of more, a checker went unseen elsewhere too; of fewer,
+    one was taken that is none. They are put a diameter apart from the base, of the
+    row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
+    their ``along`` at the working ``scale``."""
     rows: dict[tuple[int, int], list[PhotoChecker]] = {}
     for c in checkers:
         if c.place == "point":
             rows.setdefault((c.column, c.row), []).append(c)
-    found = {colour: sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
-    out = []
+    hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     for (column, row), stack in rows.items():
         stack.sort(key=lambda c: c.along)
         first = stack[0]
-        if len(stack) < ROW or found[first.colour] >= CHECKERS:
+        if len(stack) < ROW:
             continue
         u = fit.to_field([(first.x, first.y)])[0][0]
         base = fit.to_image([(u, float(row))])[0]
@@ -383,16 +384,14 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
             continue
         steps = [np.hypot(b.x - a.x, b.y - a.y) / (2 * a.radius) for a, b in zip(stack, stack[1:ROW])]
         upper = 1 + int(np.argmin(steps)) if min(steps) < STACK_STEP else 1
-        hidden = min(upper, CHECKERS - found[first.colour])
         reach = float(np.hypot(base[0] - first.x, base[1] - first.y))
-        for k in range(hidden):
-            from_base = (2 * k + 1) * first.radius
-            f = from_base / reach
-            out.append(PhotoChecker(base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius,
-                                    first.colour, UNSEEN, "point", column, row,
-                                    first.along - (reach - from_base) * scale))
-        found[first.colour] += hidden
-    return out
+        for k in range(upper):
+            f = (2 * k + 1) * first.radius / reach
+            hidden[first.colour].append(PhotoChecker(
+                base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius, first.colour,
+                UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
+    short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
+    return [c for colour in COLOURS if len(hidden[colour]) == short[colour] for c in hidden[colour]]
 
 
 def _evidence(d: Disc, distance: float, reference: float) -> float:
