@@ -496,6 +496,17 @@ def test_a_hand_over_points_leaves_them_unsure_and_the_photo_unsettled(style, ta
     assert not [p.point for p in covered if p.certain]
 
 
+@pytest.mark.parametrize("seed", [410004, 410014])
+def test_cells_standing_out_on_their_own_beside_a_hand_are_part_of_it(seed):
+    """A hand the colour of the wood (seeds 410004, 410014) stands out as a patch only in
+    places; its fingers and the shade under the palm are lone cells on the points beside
+    it, too few to make a patch, and the checkers under them were read as sure counts."""
+    image, truth, _ = hand_photo(seed)
+    read = import_photo(image, white="light", home="bottom-right")
+    assert not read.observation.settled
+    assert not [p.point for p in read.observation.points if p.point in truth.occluded_points and p.certain]
+
+
 def test_an_arm_over_a_points_base_stands_out_against_the_one_other_bare_base():
     """An arm across the bottom of a blue board (seed 410135) lies over the base of point
     6, whose three White checkers, half under it and in its shadow, are not found. Of

@@ -149,6 +149,12 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
             hand = True
             x, y, w = stats[k, cv2.CC_STAT_LEFT], stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_WIDTH]
             reached |= {(c, row) for c in range(max(x - 1, 0), min(x + w + 1, 12)) if facing or y - 1 < span[c, row]}
+    # beside a hand, a cell standing out on its own is part of it (a finger, the shade under
+    # the palm) wherever it lies on the point, and reaches the points beside it as a patch
+    # does: a hand the colour of the field shows in pieces
+    near = {c + d for c, _ in reached for d in (-1, 0, 1)}
+    reached |= {(int(c) + d, int(row)) for row, c in zip(*np.nonzero(out.any(axis=2))) if c in near
+                for d in (-1, 0, 1) if 0 <= c + d < 12}
     return Cover(frozenset(unsure) | _skipped_bases(checkers), frozenset(reached), hand, frozenset(bases))
 
 
