@@ -374,6 +374,15 @@ def test_dice_among_checkers_are_read_their_rims_are_no_inlays_dots():
     assert sorted(d.value for d in read.observation.dice) == sorted(d.value for d in truth.dice) == [5, 6]
 
 
+def test_a_die_beside_a_points_grainy_edge_is_read_its_spots_are_no_inlays_dots():
+    """A tournament board (seed 930039): a small four beside a black point's edge on the
+    cream field, whose grain makes faint pip-like spots all along it. Only spots as
+    strong as a die's own pips count round it as an inlay's dots."""
+    image, truth, _ = _tournament_render(930039)
+    read = import_photo(image, white="light")
+    assert sorted(d.value for d in read.observation.dice) == sorted(d.value for d in truth.dice) == [4, 5]
+
+
 def test_dark_taken_for_white_swaps_the_sides(opening):
     image, truth, _ = opening
     read = import_photo(image, white="dark", home="top-right")

@@ -358,6 +358,7 @@ BOARD_PHOTO_SPOTS = 12      # ... and this many lone spots (a one)
 BOARD_PHOTO_SURE = 0.5      # the least confidence of a die read in a board photo
 BOARD_PHOTO_RING = 3.2      # round a die, a square this many sides wide holds ...
 BOARD_PHOTO_AROUND = 24     # ... at most this many pip-like spots (four other dice's); more are an inlay's dots
+BOARD_PHOTO_AS_PIPS = 0.4   # ... counting those at least this share as strong as the die's own pips
 
 
 def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
@@ -391,21 +392,27 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
     die_size = BOARD_PHOTO_DIE * diameter
     candidates = [(x / f, y / f, die_size, True) for x, y in found]
     ys, xs = np.nonzero(peaks)
+    strength = spots[ys, xs]
     xs, ys = xs / f, ys / f
     for x, y, r in checkers:
         off = np.hypot(xs - x, ys - y) > r
-        xs, ys = xs[off], ys[off]
+        xs, ys, strength = xs[off], ys[off], strength[off]
     return [d for d in _read_candidates(image, candidates, die_size, net)
-            if d.confidence >= BOARD_PHOTO_SURE and _spots_around(d, xs, ys, die_size) <= BOARD_PHOTO_AROUND]
+            if d.confidence >= BOARD_PHOTO_SURE
+            and _spots_around(d, xs, ys, strength, die_size) <= BOARD_PHOTO_AROUND]
 
 
-def _spots_around(die: Die, xs: np.ndarray, ys: np.ndarray, side: float) -> int:
+def _spots_around(die: Die, xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, side: float) -> int:
     """How many of the spots at (``xs``, ``ys``) lie round a die ``side`` pixels wide:
-    within a square of ``BOARD_PHOTO_RING`` sides about its middle, outside its own box."""
+    within a square of ``BOARD_PHOTO_RING`` sides about its middle, outside its own box,
+    and at least ``BOARD_PHOTO_AS_PIPS`` as strong as the strongest in its box (its pips:
+    an inlay's dots stand out as pips do, a grain's spots along a point's edge do not)."""
     x, y, w, h = die.box
     dx, dy = np.abs(xs - x - w / 2), np.abs(ys - y - h / 2)
     inside = (dx <= 0.6 * side) & (dy <= 0.6 * side)
-    return int(((dx <= BOARD_PHOTO_RING / 2 * side) & (dy <= BOARD_PHOTO_RING / 2 * side) & ~inside).sum())
+    pips = float(strength[inside].max()) if inside.any() else 0.0
+    return int(((dx <= BOARD_PHOTO_RING / 2 * side) & (dy <= BOARD_PHOTO_RING / 2 * side) & ~inside
+                & (strength >= BOARD_PHOTO_AS_PIPS * pips)).sum())
 
 
 # ---------------------------------------------------------------------- dice on a board
