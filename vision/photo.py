@@ -334,16 +334,21 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
     return out
 
 
-def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoChecker]:
-    """Checkers a row skips: a row of checkers on a point has no holes, so where two of its
-    checkers lie more than a diameter and a half apart the ones between went unseen; they
-    are put evenly between, with a low confidence."""
+def _point_rows(checkers: list[PhotoChecker]) -> dict[tuple[int, int], list[PhotoChecker]]:
+    """The checkers on the points, by (column, row), in the order given."""
     rows: dict[tuple[int, int], list[PhotoChecker]] = {}
     for c in checkers:
         if c.place == "point":
             rows.setdefault((c.column, c.row), []).append(c)
+    return rows
+
+
+def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoChecker]:
+    """Checkers a row skips: a row of checkers on a point has no holes, so where two of its
+    checkers lie more than a diameter and a half apart the ones between went unseen; they
+    are put evenly between, with a low confidence."""
     out = []
-    for row in rows.values():
+    for row in _point_rows(checkers).values():
         row.sort(key=lambda c: c.along)
         for a, b in zip(row, row[1:]):
             missing = int(round((b.along - a.along) / (2 * radius))) - 1
@@ -368,12 +373,8 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     one was taken that is none. They are put a diameter apart from the base, of the
     row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
     their ``along`` at the working ``scale``."""
-    rows: dict[tuple[int, int], list[PhotoChecker]] = {}
-    for c in checkers:
-        if c.place == "point":
-            rows.setdefault((c.column, c.row), []).append(c)
     hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
-    for (column, row), stack in rows.items():
+    for (column, row), stack in _point_rows(checkers).items():
         stack.sort(key=lambda c: c.along)
         first = stack[0]
         if len(stack) < ROW:
@@ -504,10 +505,7 @@ def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, hom
                    cover: Cover = Cover()) -> PhotoRead:
     """Counts per point and the orientation that makes the best position of them, the
     points ``cover`` names read as ranges."""
-    stacks: dict[tuple[int, int], list[PhotoChecker]] = {}
-    for c in checkers:
-        if c.place == "point":
-            stacks.setdefault((c.column, c.row), []).append(c)
+    stacks = _point_rows(checkers)
     mixed = [key for key, stack in stacks.items() if len({c.colour for c in stack}) > 1]
     counts = {c: sum(1 for k in checkers if k.colour == c) for c in COLOURS}
     reason = None

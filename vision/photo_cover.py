@@ -69,8 +69,8 @@ class Cover:
     corner, row 0 on its y=0 side); ``reached``: the points a patch standing out lies
     over or beside, from their base through their next checker's place, whose checkers
     found may be anything (a hand's knuckles look like checkers), or an arm crossing the
-    rail or a cell standing out beside either lies beside; ``hand``: such a patch lies anywhere over the field, or such an arm;
-    ``bases``: the points whose only checker found looks like the bare points of its
+    rail or a cell standing out beside either lies beside; ``hand``: such a patch lies
+    anywhere over the field, or such an arm; ``bases``: the points whose only checker found looks like the bare points of its
     colour at its place (the point's base, not a checker)."""
 
     unsure: frozenset = frozenset()
