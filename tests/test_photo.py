@@ -25,8 +25,8 @@ from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoErro
                           _point_number, _read_position, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
-from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _pairing, _rail_crossings,
-                                _skipped_bases, _standing_out)
+from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _more_light, _pairing,
+                                _rail_crossings, _skipped_bases, _standing_out)
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -537,9 +537,46 @@ def test_two_bare_cells_of_a_colour_that_differ_by_twice_different_both_stand_ou
     colours[0, 2, 0] = (2.2 * DIFFERENT, 0, 0)          # ... far apart
     bare[0, 1] = bare[0, 3] = bare[0, 5] = bare[0, 7] = True    # four of the other, one off
     colours[0, 7, 0] = (2.2 * DIFFERENT, 0, 0)
-    _, distance, spread = _pairing(colours, bare)
+    _, distance, spread, _ = _pairing(colours, bare)
     out = _standing_out(bare, distance, spread)
     assert sorted(zip(*np.nonzero(out[0, :, 0]))) == [(0,), (2,), (7,)]
+
+
+def _lab_cell(bgr, edges: float = 0.0) -> np.ndarray:
+    """A cell's channels as ``find_cover`` keeps them: OpenCV 8-bit Lab of a BGR colour, and edges."""
+    lab = cv2.cvtColor(np.uint8([[np.clip(bgr, 0, 255)]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    return np.append(lab, edges)
+
+
+def test_more_light_on_a_points_colours_is_no_hand():
+    """A lamp's pool or a glare on the field shows a cell's own colours brighter, with its
+    own edges; a hand has its colours and outline, its shadow darkens. Only the first is
+    explained by the light."""
+    cream, red, black = (200, 215, 225), (40, 40, 160), (30, 30, 30)
+    cases = [(cream, np.multiply(cream, 1.15), 0, True),   # a lamp's pool on the field
+             (red, np.multiply(red, 1.5), 0, True),        # ... on a red point
+             (black, np.multiply(black, 2.3), 0, True),    # a glare on a black point
+             (black, (105, 105, 105), 0, False),           # a grey sleeve over it
+             (cream, (140, 165, 205), 0, False),           # skin over the field
+             (red, (130, 150, 190), 0, False),             # ... over a red point
+             (cream, np.multiply(cream, 0.65), 0, False),  # a hand's shadow
+             (cream, np.multiply(cream, 1.15), 3 * DIFFERENT, False)]   # a pale hand's outline
+    reference = np.array([_lab_cell(ref, 10.0) for ref, *_ in cases])
+    colours = np.array([_lab_cell(cell, 10.0 + edges) for _, cell, edges, _ in cases])
+    assert list(_more_light(colours, reference)) == [lit for *_, lit in cases]
+
+
+@pytest.mark.parametrize("seed, home", [(930035, "bottom-left"), (930054, "top-left"), (930055, "bottom-right")])
+def test_a_lit_part_of_the_field_is_no_hand(seed, home):
+    """Tournament boards with glare on a black point's base (seeds 930035, 930054) or the
+    field lit beside a shadow across the rest of it (930055): the lit cells stood out
+    from their points' colour, a patch of them was called a hand and no position made.
+    They show the points' colours under more light."""
+    image, truth, position = _tournament_render(seed)
+    assert not truth.occluded_points
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.settled
+    assert read.position == position, read.reason
 
 
 def test_fingertips_over_a_points_base_leave_its_row_unsure():
@@ -658,7 +695,7 @@ def test_a_cell_standing_out_from_its_colours_points_is_found_whichever_way_they
                 colours[row, column] = (60 if kind else 200, 140, 150, 10) + rng.normal(0, 1.5, (8, 4))
         colours[0, 4, :3] = (150, 150, 160, 3)
         bare = np.ones((2, 12, 8), bool)
-        kind, distance, spread = _pairing(colours, bare)
+        kind, distance, spread, _ = _pairing(colours, bare)
         assert all(kind[row, column] == (column + row * facing_other) % 2 for row in range(2) for column in range(12))
         out = _standing_out(bare, distance, spread)
         assert set(zip(*np.nonzero(out))) == {(0, 4, 0), (0, 4, 1), (0, 4, 2)}

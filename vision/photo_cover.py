@@ -47,6 +47,8 @@ EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel,
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
 BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base
+MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) ...
+SAME_HUE = 0.05         # ... give or take this share of them, and edges within DIFFERENT, is lit, not covered
 SKIPPED = 1.5           # a row starting this many radii further from its base than the photo's rows skips a place
 
 
@@ -118,8 +120,8 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     cells = height // 2 // CELL
     centres = fit.column_centres() * width
     colours, bare = _cells(straight, seen, occupied, centres, cells, height)
-    kind, distance, spread = _pairing(colours, bare)
-    out = _standing_out(bare, distance, spread)
+    kind, distance, spread, reference = _pairing(colours, bare)
+    out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
     lone = {key: stack[0] for key, stack in stacks.items() if len(stack) == 1}
     bases = set()
     if lone:
@@ -189,7 +191,7 @@ def _rail_crossings(around: np.ndarray, seen: np.ndarray, occupied: np.ndarray,
         if bare.mean() < RAIL_SEEN:
             continue
         colours = np.array([c if c is not None else np.zeros(strip.shape[2]) for c in cells])
-        d, spread = (a[0, :, 0] for a in _against(colours[None, :, None], bare[None, :, None]))
+        d, spread, _ = (a[0, :, 0] for a in _against(colours[None, :, None], bare[None, :, None]))
         if spread[0] <= RAIL_SPREAD:
             crossed = bare & (d > STAND_OUT * spread) & (d > RAIL_DIFFERENT)
             out += [(row, (int(x), int(x) + CELL)) for x in lanes[crossed]]
@@ -242,10 +244,10 @@ def _bare_median(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, w
     return None
 
 
-def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each point's colour (0 or 1, (rows, columns)) and every bare cell's distance from the
-    bare cells of its colour's points and their spread there (``_against``; infinite and 1
-    elsewhere). The points alternate colours along a row, and either a point faces one of
+    bare cells of its colour's points, their spread there and their median (``_against``;
+    infinite, 1 and 0 elsewhere). The points alternate colours along a row, and either a point faces one of
     the other colour across the field or one of its own: the pairing whose bare cells lie
     nearer their colour's, on the whole, is taken."""
     best = None
@@ -253,14 +255,16 @@ def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndar
         kind = np.array([[(column + row * facing_other) % 2 for column in range(12)] for row in range(2)])
         distance = np.full(bare.shape, np.inf)
         spread = np.ones(bare.shape)
+        reference = np.zeros(colours.shape)
         for k in (0, 1):
             mine = (kind == k)[..., None] & bare
-            d, s = _against(colours, mine)
+            d, s, r = _against(colours, mine)
             distance = np.where(mine, d, distance)
             spread = np.where(mine, s, spread)
+            reference = np.where(mine[..., None], r, reference)
         apart = float(distance[bare].mean()) if bare.any() else 0.0
         if best is None or apart < best[0]:
-            best = (apart, kind, distance, spread)
+            best = (apart, kind, distance, spread, reference)
     return best[1:]
 
 
@@ -268,6 +272,23 @@ def _standing_out(bare: np.ndarray, distance: np.ndarray, spread: np.ndarray) ->
     """Which bare cells stand out from the same cells of the points of their colour (their
     distance and spread from ``_pairing``)."""
     return bare & (distance > STAND_OUT * spread) & (distance > DIFFERENT)
+
+
+def _more_light(colours: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Which cells show their reference's colours under more light (``MORE_LIGHT``, within
+    ``SAME_HUE``) with its edges: a lamp's pool or a glare on the field, not a hand (a hand
+    has its own colours and outline, and its shadow darkens what it falls on)."""
+    cell, ref = (_bgr(c[..., :3]) for c in (colours, reference))
+    gain = (cell * ref).sum(axis=-1) / np.maximum((ref * ref).sum(axis=-1), 1e-6)
+    off = np.linalg.norm(cell - gain[..., None] * ref, axis=-1)
+    return ((MORE_LIGHT[0] < gain) & (gain <= MORE_LIGHT[1]) & (off <= SAME_HUE * gain * np.linalg.norm(ref, axis=-1))
+            & (np.abs(colours[..., 3] - reference[..., 3]) < DIFFERENT))
+
+
+def _bgr(lab: np.ndarray) -> np.ndarray:
+    """OpenCV 8-bit Lab colours (any shape, channels last) as BGR 0..1."""
+    scaled = (lab.reshape(-1, 1, 3) - (0.0, 128.0, 128.0)) * (100 / 255, 1.0, 1.0)
+    return cv2.cvtColor(scaled.astype(np.float32), cv2.COLOR_Lab2BGR).reshape(lab.shape)
 
 
 def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
@@ -290,9 +311,10 @@ def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
     return out
 
 
-def _against(colours: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every cell's distance from the median of ``group``'s cells at its index, and the
-    spread of the group's distances there (both (rows, columns, cells)). Two cells have
+def _against(colours: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every cell's distance from the median of ``group``'s cells at its index, the
+    spread of the group's distances there (both (rows, columns, cells)) and that median
+    (with the channels). Two cells have
     no spread to tell: each lies half their difference from their median, so where the
     group has fewer than ``SPREAD_CELLS`` the spread is the floor alone (two that differ
     by twice ``DIFFERENT`` both stand out: one is covered, and which is not known)."""
@@ -303,4 +325,5 @@ def _against(colours: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.nda
         d = np.linalg.norm(colours - reference, axis=-1)
         s = np.nanmedian(np.where(group, d, np.nan).reshape(-1, colours.shape[2]), axis=0)
     s = np.where(group.reshape(-1, colours.shape[2]).sum(axis=0) >= SPREAD_CELLS, np.nan_to_num(s), 0.0)
-    return d, np.broadcast_to(1.4826 * s + SPREAD_FLOOR, d.shape)
+    return d, np.broadcast_to(1.4826 * s + SPREAD_FLOOR, d.shape), np.broadcast_to(np.nan_to_num(reference),
+                                                                                 colours.shape)
