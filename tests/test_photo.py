@@ -201,6 +201,20 @@ def _tournament_render(seed: int) -> tuple[np.ndarray, object, Position]:
     return _seeded_render(seed, style="tournament", size=(1280, 720), difficulty=0.5)
 
 
+@pytest.mark.parametrize("seed, home, black", [(930026, "top-left", 2), (930057, "bottom-left", 1)])
+def test_black_checkers_on_a_black_bar_are_found(seed, home, black):
+    """Tournament boards with Black's checkers on the black bar (seeds 930026, 930057):
+    their faces are the bar's colour and their silver rims stand out, so they look less
+    like Black's checkers on the cream field than a checker off the field must; they
+    were not taken and Black was short. On the bar their clear outlines and their side's
+    colour will do."""
+    image, _, position = _tournament_render(seed)
+    assert position.bar(BLACK) == black
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.bar["black"] == (black, black)
+    assert read.position == position, read.reason
+
+
 def test_a_small_board_on_a_mottled_table_is_read_at_its_checkers_radius():
     """A tournament board far from a tilted camera, turned on a mottled table (seed 930012):
     the table's blotches, four times a checker's size, outline a few faint discs whose

@@ -254,9 +254,10 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     A disc's colour must belong to one of the two sides (learned from the discs with the
     clearest outlines). On the field, each disc belongs to its nearest point and checkers
     lie in a row from the point's base (``_row``). Off the field and on the bar only a
-    clear, closed outline of a colour close to its side's will do, and no die unless the
-    die was read in its middle (a glossy checker's highlight); nothing in the bar's
-    middle, where the cube waits. How clear an outline must be is judged
+    clear, closed outline will do, of a colour close to its side's off the field (cups and
+    clocks stand there) and of its side's on the bar (a dark checker on a dark bar shows
+    its rim more than its face), and no die unless the die was read in its middle (a
+    glossy checker's highlight); nothing in the bar's middle, where the cube waits. How clear an outline must be is judged
     against the photo's clearest ones.
     """
     covering = [[b for b in dice_boxes if b[0] <= d.x <= b[0] + b[2] and b[1] <= d.y <= b[1] + b[3]]
@@ -283,7 +284,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             if d.gap <= OPEN:
                 rows.setdefault((column, row), []).append(i)
         elif (place != "cube" and clear_of_dice[i] and d.support >= STRONG and d.gap <= CLOSED
-              and distance[i] <= COLOUR_SPREAD / 2):
+              and distance[i] <= (COLOUR_SPREAD if place == "bar" else COLOUR_SPREAD / 2)):
             taken.add(i)
     labels = labels.copy()
     sides = {}
