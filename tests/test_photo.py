@@ -21,8 +21,8 @@ from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import find_board_photo_dice
-from vision.photo import (FINE_RADIUS, HOMES, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
-                          _point_number, _read_position, _working_copy, import_photo)
+from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
+                          _point_number, _read_position, _under_pyramid, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
 from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _more_light, _pairing,
@@ -134,6 +134,41 @@ def test_a_second_row_stacked_on_a_row_counts_the_checkers_it_hides(seed, home, 
     read = import_photo(image, white="light", home=home)
     assert read.observation.point(point).count_range == (abs(count), abs(count))
     assert read.observation.point(point).confidence <= 0.3
+    assert read.position == position, read.reason
+
+
+def _pile(slots, radius=10.0, first_along=10.0):
+    """Checkers of one point at ``slots`` (checker diameters along the point from the first)."""
+    return [PhotoChecker(100 + 2 * radius * k, 50, radius, "dark", 1.0, "point", 3, 0, first_along + 2 * radius * k)
+            for k in slots]
+
+
+def test_a_pyramid_hides_the_lower_checkers_between_its_upper_ones():
+    """Five in a row and three on them, each in the hollow between two: the lower row's
+    second and third show only as slivers. An upper checker lies on the two under it."""
+    hidden = _under_pyramid(_pile([0, 0.5, 1.5, 2.5, 3, 4]), 1.0)
+    assert sorted(round((c.x - 100) / 20, 2) for c in hidden) == [1, 2]
+    assert all(c.confidence == UNSEEN and (c.column, c.row, c.colour) == (3, 0, "dark") for c in hidden)
+    assert _under_pyramid(_pile([0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4]), 1.0) == []       # all seen
+
+
+@pytest.mark.parametrize("slots, first_along", [([0, 1, 2, 3, 4], 10.0),          # a row
+                                                 ([0, 0.22, 1, 1.22, 2, 3, 4], 10.0),  # a stack, not in the hollows
+                                                 ([0, 1, 1.5, 2], 10.0),           # no more than a row's worth
+                                                 ([0, 0.5, 1.5, 2.5, 3, 4], 25.0)])  # the first lies on another
+def test_no_pyramid_is_read_where_none_is_piled(slots, first_along):
+    assert _under_pyramid(_pile(slots, first_along=first_along), 1.0) is None
+
+
+@pytest.mark.parametrize("seed, home, point, count", [(930058, "top-right", 24, -8), (930118, "bottom-left", 2, 9)])
+def test_a_pyramid_on_a_point_is_counted(seed, home, point, count):
+    """Tournament boards with a pyramid of eight and of nine (seeds 930058, 930118): the
+    lower checkers the upper ones lie between showed as slivers and were not found; the
+    upper row's half steps say they are there."""
+    image, _, position = _tournament_render(seed)
+    assert position.points()[point - 1] == count
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(point).count_range == (abs(count), abs(count))
     assert read.position == position, read.reason
 
 

@@ -71,6 +71,8 @@ UNSEEN = 0.3            # confidence of a checker put where a row skips one or a
 UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this many spreads of its side's colour
 UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
 STACK_STEP = 0.88       # diameters: a step this short in a row is from a stack's upper row to its lower one
+HALF_SLOT = 0.6         # diameters: a step this short in a pile is half its row's (a pyramid's) ...
+ON_SLOT = 0.35          # ... whose checkers lie within this many half steps of a slot or a half slot
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
 
 
@@ -363,13 +365,14 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
 
 
 def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, scale: float) -> list[PhotoChecker]:
-    """Checkers hidden in a stack on a point: a second row put on a row of ``ROW`` (each
+    """Checkers hidden in a pile on a point: under a pyramid (``_under_pyramid``), or in a
+    stack: a second row put on a row of ``ROW`` (each
     checker a little toward the tip from the one under it) hides all of the lower row
     but a crescent at the base and the checkers past its end. Where that crescent shows
     past the base-most checker found (``lower_rim``), as many lie hidden as the upper
     row has checkers: those before the row's one short step (under ``STACK_STEP``
     diameters, from the upper row's last to the first of the lower row that shows), or
-    one when no step is short. They are counted only when a colour's stacks hide just
+    one when no step is short. They are counted only when a colour's piles hide just
     what it is short of: short of more, a checker went unseen elsewhere too; of fewer,
     one was taken that is none. They are put a diameter apart from the base, of the
     row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
@@ -378,6 +381,10 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     for (column, row), stack in _point_rows(checkers).items():
         stack.sort(key=lambda c: c.along)
         first = stack[0]
+        under = _under_pyramid(stack, scale)
+        if under is not None:
+            hidden[first.colour] += under
+            continue
         if len(stack) < ROW:
             continue
         u = fit.to_field([(first.x, first.y)])[0][0]
@@ -394,6 +401,43 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
                 UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
     short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
     return [c for colour in COLOURS if len(hidden[colour]) == short[colour] for c in hidden[colour]]
+
+
+def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker] | None:
+    """The checkers a pyramid hides, or None when ``stack`` (a point's checkers from its
+    base) is none: a row with a shorter row on it, each upper checker in the hollow
+    between two lower ones, a half step along from them (``HALF_SLOT``), and every
+    checker found on a slot or a half slot (``ON_SLOT``). An upper checker lies on the
+    two under it, and neither row has holes, so the lower row runs from the base to the
+    last checker on it or under the upper row's last, the upper row from its first to its
+    last; the slots of either where none was found hide one (the upper row covers all
+    but slivers of the lower one's). Only a pile of more than ``ROW``; the first checker
+    must lie at the base (a lower one)."""
+    first = stack[0]
+    if len(stack) < 3 or any(c.colour != first.colour for c in stack):
+        return None
+    way = np.array([stack[-1].x - first.x, stack[-1].y - first.y])
+    way /= max(float(np.linalg.norm(way)), 1e-9)
+    t = np.array([(c.x - first.x) * way[0] + (c.y - first.y) * way[1] for c in stack])
+    steps = np.diff(t) / (2 * first.radius)
+    if steps.max() > NEXT_SLOT[1] / 2 or steps.min() >= HALF_SLOT:
+        return None
+    step = 2 * first.radius * float(np.median(np.where(steps < HALF_SLOT, 2 * steps, steps)))
+    halves = 2 * t / step
+    slots = np.round(halves).astype(int)
+    if np.abs(halves - slots).max() > ON_SLOT or len(set(slots)) < len(slots) or first.along / scale > 0.75 * step:
+        return None
+    lower = {int(k) // 2 for k in slots if k % 2 == 0}
+    upper = {int(k) // 2 for k in slots if k % 2 == 1}
+    if not upper:
+        return None
+    missing = [2 * k for k in range(max(max(lower), max(upper) + 1) + 1) if k not in lower]
+    missing += [2 * k + 1 for k in range(min(upper), max(upper) + 1) if k not in upper]
+    if len(stack) + len(missing) <= ROW:
+        return None
+    return [PhotoChecker(first.x + k * step / 2 * way[0], first.y + k * step / 2 * way[1], first.radius, first.colour,
+                         UNSEEN, "point", first.column, first.row, first.along + k * step / 2 * scale)
+            for k in missing]
 
 
 def _evidence(d: Disc, distance: float, reference: float) -> float:
