@@ -150,6 +150,7 @@ def test_a_pyramid_hides_the_lower_checkers_between_its_upper_ones():
     assert sorted(round((c.x - 100) / 20, 2) for c in hidden) == [1, 2]
     assert all(c.confidence == UNSEEN and (c.column, c.row, c.colour) == (3, 0, "dark") for c in hidden)
     assert _under_pyramid(_pile([0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4]), 1.0) == []       # all seen
+    assert [round((c.x - 100) / 20, 2) for c in _under_pyramid(_pile([0, 0.5, 2, 3, 4, 5]), 1.0)] == [1]
 
 
 @pytest.mark.parametrize("slots, first_along", [([0, 1, 2, 3, 4], 10.0),          # a row
@@ -160,11 +161,13 @@ def test_no_pyramid_is_read_where_none_is_piled(slots, first_along):
     assert _under_pyramid(_pile(slots, first_along=first_along), 1.0) is None
 
 
-@pytest.mark.parametrize("seed, home, point, count", [(930058, "top-right", 24, -8), (930118, "bottom-left", 2, 9)])
+@pytest.mark.parametrize("seed, home, point, count", [(930058, "top-right", 24, -8), (930118, "bottom-left", 2, 9),
+                                                       (930025, "top-left", 23, -6)])
 def test_a_pyramid_on_a_point_is_counted(seed, home, point, count):
     """Tournament boards with a pyramid of eight and of nine (seeds 930058, 930118): the
     lower checkers the upper ones lie between showed as slivers and were not found; the
-    upper row's half steps say they are there."""
+    upper row's half steps say they are there. One of six (930025): the one on the first
+    two hides most of the second, so the pile steps a half, then one and a half."""
     image, _, position = _tournament_render(seed)
     assert position.points()[point - 1] == count
     read = import_photo(image, white="light", home=home)

@@ -406,8 +406,10 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
 def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker] | None:
     """The checkers a pyramid hides, or None when ``stack`` (a point's checkers from its
     base) is none: a row with a shorter row on it, each upper checker in the hollow
-    between two lower ones, a half step along from them (``HALF_SLOT``), and every
-    checker found on a slot or a half slot (``ON_SLOT``). An upper checker lies on the
+    between two lower ones, a half step along from them (the step: the median of the
+    pile's steps from ``HALF_SLOT`` diameters to a row's longest, then the one that puts
+    the checkers on their slots best), every checker found on a slot or a half slot
+    (``ON_SLOT``) and none more than a slot from the next. An upper checker lies on the
     two under it, and neither row has holes, so the lower row runs from the base to the
     last checker on it or under the upper row's last, the upper row from its first to its
     last; the slots of either where none was found hide one (the upper row covers all
@@ -420,12 +422,15 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker
     way /= max(float(np.linalg.norm(way)), 1e-9)
     t = np.array([(c.x - first.x) * way[0] + (c.y - first.y) * way[1] for c in stack])
     steps = np.diff(t) / (2 * first.radius)
-    if steps.max() > NEXT_SLOT[1] / 2 or steps.min() >= HALF_SLOT:
-        return None
-    step = 2 * first.radius * float(np.median(np.where(steps < HALF_SLOT, 2 * steps, steps)))
+    whole = steps[(steps >= HALF_SLOT) & (steps <= NEXT_SLOT[1] / 2)]
+    step = 2 * first.radius * float(np.median(whole) if len(whole) else 2 * np.median(steps))
+    slots = np.round(2 * t / step).astype(int)
+    if slots[-1] > 0:                    # the step that puts them on their slots best
+        step = 2 * float(t @ slots) / float(slots @ slots)
     halves = 2 * t / step
     slots = np.round(halves).astype(int)
-    if np.abs(halves - slots).max() > ON_SLOT or len(set(slots)) < len(slots) or first.along / scale > 0.75 * step:
+    if (np.abs(halves - slots).max() > ON_SLOT or len(set(slots)) < len(slots) or np.diff(slots).max() > 3
+            or first.along / scale > 0.75 * step):
         return None
     lower = {int(k) // 2 for k in slots if k % 2 == 0}
     upper = {int(k) // 2 for k in slots if k % 2 == 1}
