@@ -186,6 +186,18 @@ def test_a_stack_hiding_more_than_its_colour_is_short_of_counts_none():
     assert read.position in (None, position)
 
 
+def test_a_pile_hiding_more_than_its_colour_lacks_gives_no_position():
+    """A tournament board (seed 930004) with a pyramid of six on point 19 whose second
+    checker the one on top hides, and a phantom disc beside point 21's two in a crowded
+    corner: Black looked complete and the phantom made a wrong position. The pyramid
+    hides one more than Black lacks, so a checker taken is none: no position."""
+    image, _, position = _tournament_render(930004)
+    assert position.points()[18] == -6
+    read = import_photo(image, white="light", home="top-right")
+    assert read.observation.point(19).count == 6
+    assert read.position is None
+
+
 def _piled_frame(centres: list[tuple[int, int]], base: int = 160) -> np.ndarray:
     """White checkers (radius 20, grey rim) at ``centres`` on a red point whose base is
     the row ``base``, the black case beyond it; later ones lie over earlier ones."""

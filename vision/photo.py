@@ -372,10 +372,10 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     past the base-most checker found (``lower_rim``), as many lie hidden as the upper
     row has checkers: those before the row's one short step (under ``STACK_STEP``
     diameters, from the upper row's last to the first of the lower row that shows), or
-    one when no step is short. They are counted only when a colour's piles hide just
-    what it is short of: short of more, a checker went unseen elsewhere too; of fewer,
-    one was taken that is none. They are put a diameter apart from the base, of the
-    row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
+    one when no step is short. They are counted when a colour's piles hide at least what
+    it is short of (short of more, a checker went unseen elsewhere too); hiding more, one
+    was taken that is none, and the colour's count past fifteen makes no position. They
+    are put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
     their ``along`` at the working ``scale``."""
     hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     for (column, row), stack in _point_rows(checkers).items():
@@ -400,7 +400,7 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
                 base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius, first.colour,
                 UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
     short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
-    return [c for colour in COLOURS if len(hidden[colour]) == short[colour] for c in hidden[colour]]
+    return [c for colour in COLOURS if len(hidden[colour]) >= short[colour] for c in hidden[colour]]
 
 
 def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker] | None:
