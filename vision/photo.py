@@ -259,8 +259,8 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     clear, closed outline will do, of a colour close to its side's off the field (cups and
     clocks stand there) and of its side's on the bar (a dark checker on a dark bar shows
     its rim more than its face), and no die unless the die was read in its middle (a
-    glossy checker's highlight); nothing in the bar's middle, where the cube waits. How clear an outline must be is judged
-    against the photo's clearest ones.
+    glossy checker's highlight); nothing in the bar's middle, where the cube waits. How
+    clear an outline must be is judged against the photo's clearest ones.
     """
     covering = [[b for b in dice_boxes if b[0] <= d.x <= b[0] + b[2] and b[1] <= d.y <= b[1] + b[3]]
                 for d in discs]
@@ -375,8 +375,8 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     one when no step is short. They are counted when a colour's piles hide at least what
     it is short of (short of more, a checker went unseen elsewhere too); hiding more, one
     was taken that is none, and the colour's count past fifteen makes no position. They
-    are put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
-    their ``along`` at the working ``scale``."""
+    are put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence.
+    ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
     hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     for (column, row), stack in _point_rows(checkers).items():
         stack.sort(key=lambda c: c.along)
