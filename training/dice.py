@@ -245,11 +245,17 @@ def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list
     patches, faces, rests = [], [], []
 
     def label(c, angle=0.0):
-        face = _face_at(c, labels)
-        if face is not None:
-            faces.append(face)
-            rests.append(0 if face else NO_REST)
-            patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
+        d = [np.hypot(c[0] - x, c[1] - y) / s for _, x, y, s in labels]
+        i = int(np.argmin(d))
+        if d[i] < PHOTO_NEAR:
+            faces.append(labels[i][0])
+            rests.append(0)
+        elif d[i] > PHOTO_FAR:
+            faces.append(0)
+            rests.append(NO_REST)
+        else:
+            return
+        patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
 
     for c in candidates:
         label(c, float(rng.uniform(0, 360)) if rng.random() < 0.5 else 0.0)
@@ -267,18 +273,6 @@ def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list
     for _ in range(4):
         label((rng.uniform(0, w), rng.uniform(0, h), die_size, True))
     return patches, faces, rests
-
-
-def _face_at(c, labels, moving=frozenset()) -> int | None:
-    """The face label of a photo patch centred at ``c``: the value of the labelled die
-    (value, x, y, side) within ``PHOTO_NEAR`` of its sides, unless it is in motion (an
-    index in ``moving``: neither a die nor none), 0 beyond ``PHOTO_FAR`` of every die,
-    None between."""
-    d = [np.hypot(c[0] - x, c[1] - y) / s for _, x, y, s in labels] or [99.0]
-    i = int(np.argmin(d))
-    if d[i] < PHOTO_NEAR:
-        return None if i in moving else labels[i][0]
-    return 0 if d[i] > PHOTO_FAR else None
 
 
 # ------------------------------------------------------------------------ rendered board photos
@@ -301,20 +295,26 @@ def board_photo_patches(seed: int) -> tuple[list, list, list]:
     candidates, _ = board_photo_candidates(image, diameter)
     die_size = BOARD_PHOTO_DIE * diameter
     small, scale = photo_scaled(image, die_size)
-    labels = [(d.value, d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2, max(d.box[2], d.box[3])) for d in truth.dice]
-    moving = {i for i, d in enumerate(truth.dice) if d.moving}
+    labels = [(d.value, d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2, max(d.box[2], d.box[3]), d.moving)
+              for d in truth.dice]
     patches, faces, rests = [], [], []
 
     def label(c, angle=0.0):
-        face = _face_at(c, labels, moving)
-        if face is not None:
-            faces.append(face)
-            rests.append(0 if face else NO_REST)
-            patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
+        d = [np.hypot(c[0] - x, c[1] - y) / s for _, x, y, s, _ in labels] or [99.0]
+        i = int(np.argmin(d))
+        if d[i] < PHOTO_NEAR and not labels[i][4]:
+            faces.append(labels[i][0])
+            rests.append(0)
+        elif d[i] > PHOTO_FAR:
+            faces.append(0)
+            rests.append(NO_REST)
+        else:
+            return
+        patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
 
     for c in candidates:
         label(c)
-    for _, x, y, s in labels:
+    for _, x, y, s, _ in labels:
         for _ in range(3):
             r, t = 0.3 * s * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
             label((x + r * np.cos(t), y + r * np.sin(t), die_size * float(rng.uniform(0.9, 1.1)), True),
