@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from controller.cli import main
-from training.dice import BOARD_PHOTO_SEED, NO_REST, board_photo_patches, photo_labels
+from training.dice import photo_labels
 from vision.dice import PATCH, DiceNet, find_dice, net_input
 from vision.nets import MODELS, Network
 
@@ -197,15 +197,3 @@ def test_a_cluster_of_touching_dice_of_many_sizes():
     for value, x, y, side in labels:
         nearest = min(dice, key=lambda d: np.hypot(d.centre[0] - x, d.centre[1] - y))
         assert nearest.value == value and np.hypot(nearest.centre[0] - x, nearest.centre[1] - y) < side / 2
-
-
-def test_rendered_board_photos_are_cut_and_labelled_as_photo_import_reads_them():
-    """The photos' network learns board photos from renders: patches where photo import
-    looks for dice (most show none) and around each die (its face), the same for a seed."""
-    patches, faces, rests = board_photo_patches(BOARD_PHOTO_SEED)
-    again, faces_again, _ = board_photo_patches(BOARD_PHOTO_SEED)
-    assert faces == faces_again and all(np.array_equal(a, b) for a, b in zip(patches, again))
-    assert all(p.shape == (PATCH, PATCH, 3) and p.dtype == np.uint8 for p in patches)
-    dice = [f for f in faces if f]
-    assert 3 <= len(dice) < len(faces) / 2 and set(dice) <= set(range(1, 7))
-    assert all((r == 0) == (f > 0) and (r == NO_REST) == (f == 0) for f, r in zip(faces, rests))

@@ -364,30 +364,16 @@ BOARD_PHOTO_AS_PIPS = 0.4   # ... counting those at least this share as strong a
 def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
                           net: DiceNet | None = None, checkers=()) -> list[Die]:
     """The dice on a board in a photo (BGR) whose checkers are ``diameter`` pixels wide:
-    ``board_photo_candidates`` read by the photos' network at ``BOARD_PHOTO_DIE`` checker
-    diameters, at least ``BOARD_PHOTO_SURE`` sure. A die lies on a plain surface: one read
-    amid more spots than other dice could show (``BOARD_PHOTO_AROUND``) is an ornamented
-    board's dots; spots on ``checkers`` (circles x, y, radius in image pixels: their rims
-    and rings) are none."""
-    candidates, (xs, ys, strength) = board_photo_candidates(image, diameter, surface)
-    for x, y, r in checkers:
-        off = np.hypot(xs - x, ys - y) > r
-        xs, ys, strength = xs[off], ys[off], strength[off]
-    return [d for d in _read_candidates(image, candidates, BOARD_PHOTO_DIE * diameter, net)
-            if d.confidence >= BOARD_PHOTO_SURE
-            and _spots_around(d, xs, ys, strength, BOARD_PHOTO_DIE * diameter) <= BOARD_PHOTO_AROUND]
-
-
-def board_photo_candidates(image: np.ndarray, diameter: float, surface=None) -> tuple[list[Candidate], tuple]:
-    """Where dice may lie on a board in a photo (BGR) whose checkers are ``diameter``
-    pixels wide, each a die ``BOARD_PHOTO_DIE`` diameters wide, and the pip-like spots
-    found (x, y, strength arrays in image pixels).
+    read by the photos' network at ``BOARD_PHOTO_DIE`` checker diameters,
+    at least ``BOARD_PHOTO_SURE`` sure.
 
     A board is all edges and blobs (points, rows of checkers, the case), so candidates are
     pip-like spots instead: where they crowd into a die-sized square, and the strongest
     lone ones (a one has a single pip), only on the ``surface`` where dice are rolled
     (image polygons, if given: the halves of the field; the cube waits on the bar and its
-    numbers read as pips)."""
+    numbers read as pips). A die lies on a plain surface: one read amid more spots than
+    other dice could show (``BOARD_PHOTO_AROUND``) is an ornamented board's dots; spots on
+    ``checkers`` (circles x, y, radius in image pixels: their rims and rings) are none."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_board_photo_dice needs a BGR colour image")
     f = BOARD_PHOTO_CHECKER / diameter
@@ -403,9 +389,17 @@ def board_photo_candidates(image: np.ndarray, diameter: float, surface=None) -> 
     square = int(BOARD_PHOTO_DIE * BOARD_PHOTO_CHECKER) | 1
     found = (_crowded(spots * peaks, square, BOARD_PHOTO_CROWDS)
              + _apart(spots, peaks, 0.8 * square, BOARD_PHOTO_SPOTS))
+    die_size = BOARD_PHOTO_DIE * diameter
+    candidates = [(x / f, y / f, die_size, True) for x, y in found]
     ys, xs = np.nonzero(peaks)
-    return ([(x / f, y / f, BOARD_PHOTO_DIE * diameter, True) for x, y in found],
-            (xs / f, ys / f, spots[ys, xs]))
+    strength = spots[ys, xs]
+    xs, ys = xs / f, ys / f
+    for x, y, r in checkers:
+        off = np.hypot(xs - x, ys - y) > r
+        xs, ys, strength = xs[off], ys[off], strength[off]
+    return [d for d in _read_candidates(image, candidates, die_size, net)
+            if d.confidence >= BOARD_PHOTO_SURE
+            and _spots_around(d, xs, ys, strength, die_size) <= BOARD_PHOTO_AROUND]
 
 
 def _spots_around(die: Die, xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, side: float) -> int:
