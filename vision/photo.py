@@ -576,7 +576,7 @@ def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, hom
     orientation = dict(read.orientation, chosen=chosen, sure=not chosen,
                        alternatives=alternatives if "home" in chosen and not reason and read.position else [])
     return PhotoRead(read.board, read.checkers, read.observation, None if reason else read.position,
-                     reason or read.reason, orientation)
+                     "; ".join(r for r in (read.reason, reason) if r) or None, orientation)
 
 
 def _numbers(indices) -> str:
