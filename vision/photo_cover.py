@@ -72,8 +72,9 @@ class Cover:
     over or beside, from their base through their next checker's place, whose checkers
     found may be anything (a hand's knuckles look like checkers), or an arm crossing the
     rail or a cell standing out beside either lies beside; ``hand``: such a patch lies
-    anywhere over the field, or such an arm; ``bases``: the points whose only checker found looks like the bare points of its
-    colour at its place (the point's base, not a checker)."""
+    anywhere over the field, or such an arm; ``bases``: the points whose only checker
+    found looks like the bare points of its colour at its place (the point's base, not a
+    checker)."""
 
     unsure: frozenset = frozenset()
     reached: frozenset = frozenset()
@@ -247,9 +248,9 @@ def _bare_median(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, w
 def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each point's colour (0 or 1, (rows, columns)) and every bare cell's distance from the
     bare cells of its colour's points, their spread there and their median (``_against``;
-    infinite, 1 and 0 elsewhere). The points alternate colours along a row, and either a point faces one of
-    the other colour across the field or one of its own: the pairing whose bare cells lie
-    nearer their colour's, on the whole, is taken."""
+    infinite, 1 and 0 elsewhere). The points alternate colours along a row, and either a
+    point faces one of the other colour across the field or one of its own: the pairing
+    whose bare cells lie nearer their colour's, on the whole, is taken."""
     best = None
     for facing_other in (True, False):
         kind = np.array([[(column + row * facing_other) % 2 for column in range(12)] for row in range(2)])
@@ -314,10 +315,10 @@ def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
 def _against(colours: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every cell's distance from the median of ``group``'s cells at its index, the
     spread of the group's distances there (both (rows, columns, cells)) and that median
-    (with the channels). Two cells have
-    no spread to tell: each lies half their difference from their median, so where the
-    group has fewer than ``SPREAD_CELLS`` the spread is the floor alone (two that differ
-    by twice ``DIFFERENT`` both stand out: one is covered, and which is not known)."""
+    (with the channels). Two cells have no spread to tell: each lies half their
+    difference from their median, so where the group has fewer than ``SPREAD_CELLS`` the
+    spread is the floor alone (two that differ by twice ``DIFFERENT`` both stand out: one
+    is covered, and which is not known)."""
     masked = np.where(group[..., None], colours, np.nan).reshape(-1, *colours.shape[2:])
     with warnings.catch_warnings():      # a cell index no cell of the group has
         warnings.simplefilter("ignore", RuntimeWarning)
