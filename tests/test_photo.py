@@ -156,6 +156,8 @@ def test_a_pyramid_hides_the_lower_checkers_between_its_upper_ones():
 @pytest.mark.parametrize("slots, first_along", [([0, 1, 2, 3, 4], 10.0),          # a row
                                                  ([0, 0.22, 1, 1.22, 2, 3, 4], 10.0),  # a stack, not in the hollows
                                                  ([0, 1, 1.5, 2], 10.0),           # no more than a row's worth
+                                                 ([0, 1, 2, 3, 4.5], 10.0),        # a row with a gap before its last
+                                                 ([0, 0.8, 2, 3.1, 4.3], 10.0),    # squeezed at its base, then a row
                                                  ([0, 0.5, 1.5, 2.5, 3, 4], 25.0)])  # the first lies on another
 def test_no_pyramid_is_read_where_none_is_piled(slots, first_along):
     assert _under_pyramid(_pile(slots, first_along=first_along), 1.0) is None
@@ -808,9 +810,11 @@ def test_a_photo_without_a_board_gives_no_position():
 # (image030 and image046: dark checkers on dark points, faint rims below clear ones;
 # image032 and image035: light checkers on light points and dark on dark at the field's
 # ends, most of the outline toward the point's tip unseen, read exactly; image036: the dark
-# side's glossy checkers lit grey in one half and dark brown in the other)
-SAMPLE = {"image036": (29, 0), "image038": (29, 1), "image042": (29, 1), "image024": (29, 1), "image045": (29, 1), "image039": (27, 3),
-          "image030": (29, 1), "image046": (28, 1), "image032": (29, 0), "image035": (29, 0)}
+# side's glossy checkers lit grey in one half and dark brown in the other; image021, image025
+# and image041: rows of five with a gap or squeezed at the base, no pile hiding any)
+SAMPLE = {"image036": (29, 0), "image038": (29, 1), "image042": (29, 1), "image024": (29, 1), "image045": (29, 1),
+          "image039": (27, 3), "image030": (29, 1), "image046": (28, 1), "image032": (29, 0), "image035": (29, 0),
+          "image021": (30, 0), "image025": (30, 0), "image041": (30, 0)}
 
 
 def _labelled(stem: str, shape) -> list[tuple[str, float, float, float, float]]:

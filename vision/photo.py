@@ -372,18 +372,22 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     past the base-most checker found (``lower_rim``), as many lie hidden as the upper
     row has checkers: those before the row's one short step (under ``STACK_STEP``
     diameters, from the upper row's last to the first of the lower row that shows), or
-    one when no step is short. They are counted when a colour's piles hide at least what
-    it is short of (short of more, a checker went unseen elsewhere too); hiding more, one
-    was taken that is none, and the colour's count past fifteen makes no position. They
-    are put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence.
-    ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
+    one when no step is short. A colour's hidden checkers are counted when they are just
+    what it is short of (short of more, a checker went unseen elsewhere too; of fewer, a
+    crescent was a row's first checker's shadow or rim), or its pyramids' alone when
+    those are at least that: a pyramid's shape is firmer evidence than a count, so one
+    hiding more means a checker taken is none, and the colour's count past fifteen makes
+    no position. Stacks' hidden checkers are put a diameter apart from the base, of the
+    row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
+    their ``along`` at the working ``scale``."""
+    under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     for (column, row), stack in _point_rows(checkers).items():
         stack.sort(key=lambda c: c.along)
         first = stack[0]
         under = _under_pyramid(stack, scale)
         if under is not None:
-            hidden[first.colour] += under
+            under_pyramids[first.colour] += under
             continue
         if len(stack) < ROW:
             continue
@@ -400,7 +404,13 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
                 base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius, first.colour,
                 UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
     short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
-    return [c for colour in COLOURS if len(hidden[colour]) >= short[colour] for c in hidden[colour]]
+    counted = []
+    for colour in COLOURS:
+        if len(under_pyramids[colour]) + len(hidden[colour]) == short[colour]:
+            counted += under_pyramids[colour] + hidden[colour]
+        elif len(under_pyramids[colour]) >= short[colour]:
+            counted += under_pyramids[colour]
+    return counted
 
 
 def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker] | None:
@@ -410,10 +420,11 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker
     pile's steps from ``HALF_SLOT`` diameters to a row's longest, then the one that puts
     the checkers on their slots best), every checker found on a slot or a half slot
     (``ON_SLOT``) and none more than a slot from the next. An upper checker lies on the
-    two under it, and neither row has holes, so the lower row runs from the base to the
-    last checker on it or under the upper row's last, the upper row from its first to its
-    last; the slots of either where none was found hide one (the upper row covers all
-    but slivers of the lower one's). Only a pile of more than ``ROW``; the first checker
+    two under it, and neither row has holes, so the lower row runs from the base to past
+    the upper row's last, its last checker half in view beyond it and found (else the
+    "upper" checker ends a row with a gap), the upper row from its first to its last;
+    the slots of either where none was found hide one (the upper row covers all but
+    slivers of the lower one's). Only a pile of more than ``ROW``; the first checker
     must lie at the base (a lower one)."""
     first = stack[0]
     if len(stack) < 3 or any(c.colour != first.colour for c in stack):
@@ -434,9 +445,9 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker
         return None
     lower = {int(k) // 2 for k in slots if k % 2 == 0}
     upper = {int(k) // 2 for k in slots if k % 2 == 1}
-    if not upper:
+    if not upper or max(lower) <= max(upper):
         return None
-    missing = [2 * k for k in range(max(max(lower), max(upper) + 1) + 1) if k not in lower]
+    missing = [2 * k for k in range(max(lower) + 1) if k not in lower]
     missing += [2 * k + 1 for k in range(min(upper), max(upper) + 1) if k not in upper]
     if len(stack) + len(missing) <= ROW:
         return None
