@@ -50,6 +50,7 @@ models: $(STAMP)
 	$(PY) -m training.checkers fit $(DATA)/checkers/a $(DATA)/checkers/b --epochs 5 --threads 2
 	$(PY) -m training.dice --net board --data $(DATA)/dice_board.npz
 	$(PY) -m training.dice --net photo --data $(DATA)/dice_photo.npz
+	$(PY) -m training.dice --net board_photo --data $(DATA)/dice_board_photo.npz
 	$(PY) -m training.cube
 
 clean:

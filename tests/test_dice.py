@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from controller.cli import main
-from training.dice import photo_labels
+from training.dice import BOARD_PHOTO_SEED, NO_REST, board_photo_patches, photo_labels
 from vision.dice import PATCH, DiceNet, find_dice, net_input
 from vision.nets import MODELS, Network
 
@@ -107,7 +107,7 @@ def test_a_face_with_its_pips_in_one_line_is_flat(value, angle):
     assert [(d.value, d.flat) for d in dice] == [(value, True)]
 
 
-@pytest.mark.parametrize("name", ["dice", "dice_photo"])
+@pytest.mark.parametrize("name", ["dice", "dice_photo", "dice_board_photo"])
 def test_blank_patches_are_no_dice(name):
     """A network sees nothing in an even patch, however lit."""
     face, _ = DiceNet(name)([np.full((PATCH, PATCH, 3), v, np.uint8) for v in (20, 128, 240)])
@@ -124,7 +124,7 @@ def test_the_network_input_ignores_the_light():
     assert np.abs(a - b).mean() < 0.1 * np.abs(a).mean()
 
 
-@pytest.mark.parametrize("name", ["dice", "dice_photo", "cube"])
+@pytest.mark.parametrize("name", ["dice", "dice_photo", "dice_board_photo", "cube"])
 def test_the_networks_are_small_and_say_how_they_were_made(name):
     net = Network(name)
     assert (MODELS / f"{name}.onnx").stat().st_size < 1_000_000
@@ -197,3 +197,15 @@ def test_a_cluster_of_touching_dice_of_many_sizes():
     for value, x, y, side in labels:
         nearest = min(dice, key=lambda d: np.hypot(d.centre[0] - x, d.centre[1] - y))
         assert nearest.value == value and np.hypot(nearest.centre[0] - x, nearest.centre[1] - y) < side / 2
+
+
+def test_rendered_board_photos_are_cut_and_labelled_as_photo_import_reads_them():
+    """The board photos' network learns from renders: patches where photo import
+    looks for dice (most show none) and around each die (its face), the same for a seed."""
+    patches, faces, rests = board_photo_patches(BOARD_PHOTO_SEED)
+    again, faces_again, _ = board_photo_patches(BOARD_PHOTO_SEED)
+    assert faces == faces_again and all(np.array_equal(a, b) for a, b in zip(patches, again))
+    assert all(p.shape == (PATCH, PATCH, 3) and p.dtype == np.uint8 for p in patches)
+    dice = [f for f in faces if f]
+    assert 3 <= len(dice) < len(faces) / 2 and set(dice) <= set(range(1, 7))
+    assert all((r == 0) == (f > 0) and (r == NO_REST) == (f == 0) for f, r in zip(faces, rests))

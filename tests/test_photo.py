@@ -20,7 +20,7 @@ from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
-from vision.dice import find_board_photo_dice
+from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
                           _point_number, _read_position, _under_pyramid, _working_copy, import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
@@ -417,12 +417,20 @@ def test_the_dice_on_the_field_are_read_with_their_half_and_the_cube_is_no_die(o
 
 
 def test_board_photo_dice_lie_only_where_dice_are_rolled(opening):
-    """Over the whole photo the cube's 64 on the bar reads as a one; on the field's halves
-    only the dice are read, and nothing where no die lies."""
+    """Over the whole photo the cube's 64 on the bar makes candidates, but its numbers are
+    no die's pips; on the field's halves it is not looked at. Only the dice are read, and
+    nothing where no die lies."""
     image, truth, read = opening
     diameter = 2 * np.median([c.radius for c in read.checkers])
-    assert sorted(d.value for d in find_board_photo_dice(image, diameter)) == [1, 2, 5]
+    x, y, w, h = truth.cube.box
+
+    def on_the_cube(candidates):
+        return [c for c in candidates if x <= c[0] <= x + w and y <= c[1] <= y + h]
+
     halves = FieldFit(read.board).halves()
+    assert on_the_cube(board_photo_candidates(image, diameter)[0])
+    assert not on_the_cube(board_photo_candidates(image, diameter, halves)[0])
+    assert sorted(d.value for d in find_board_photo_dice(image, diameter)) == [2, 5]
     assert sorted(d.value for d in find_board_photo_dice(image, diameter, halves)) == [2, 5]
     five = next(d for d in truth.dice if d.value == 5)
     x, y, w, h = five.box
@@ -852,6 +860,19 @@ def test_real_photo_counts_and_boxes(stem):
     for d in read.observation.dice:
         x, y = d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2
         assert any(k == "die" and abs(x - bx) <= bw / 2 and abs(y - by) <= bh / 2 for k, bx, by, bw, bh in labelled)
+
+
+def test_a_boards_inlaid_dots_are_no_dice():
+    """A real inlaid board (image014) whose ornaments' rows of dots, read as sixes by the
+    board photos' network, show no die to the photos' network: none is read (its two
+    dice lie on the bar, off the field where dice are looked for)."""
+    if not PHOTOS.is_dir():
+        pytest.skip(f"board photos not found at {PHOTOS}")
+    path = next((PHOTOS / "images").glob("image014-*.jpg"))
+    image = cv2.imread(str(path))
+    boxes = [b for b in _labelled(path.stem, image.shape) if b[0] == "die"]
+    assert len(boxes) == 2 and all(abs(x - image.shape[1] / 2) < w for _, x, _, w, _ in boxes)
+    assert import_photo(image).observation.dice == ()
 
 
 # ------------------------------------------------------------------------------ the CLI

@@ -1,6 +1,7 @@
-"""Make the dice networks: the board's (``vision/models/dice``) and the photos' (``dice_photo``).
+"""Make the dice networks: the board's (``vision/models/dice``), the photos' (``dice_photo``)
+and the board photos' (``dice_board_photo``).
 
-Usage: python -m training.dice --net board|photo [--tables 900] [--frames-per-table 4] [--epochs 10]
+Usage: python -m training.dice --net board|photo|board_photo [--tables 900] [--frames-per-table 4] [--epochs 10]
 
 Patches are cut exactly as the readers cut them (``vision.dice``): around the candidates
 the readers find and around every die (shifted, turned and scaled a little), labelled
@@ -16,9 +17,14 @@ is turned as its reader turns it, with the camera up (``BoardDice.upright``), gi
   renderer's camera). The last tables are held out. It answers ``face`` (no die, 1..6)
   and ``rest`` (flat, cocked, on a checker; trained on dice only), and must be fast.
 - The photos' network reads the ``train`` split of the labelled dice photos, one photo
-  in five held out (the ``test`` split is never read here), and dice drawn from scratch
+  in five held out (the ``test`` split is never read here), dice drawn from scratch
   (any colour, size and pips: the photos hold a few hundred dice). It answers ``face``
   only, and looks at the patch whole (the photos' pips are small and blurred).
+- The board photos' network (photo import's) reads all that and rendered boards seen as
+  photos (every style, the tournament look most often, under random camera, light and
+  clutter; seeds from ``BOARD_PHOTO_SEED`` on, one board in five held out), cut where
+  photo import looks for dice: small dice among checkers, and a board's spots (rims, the
+  cube's numbers) that are none.
 
 The held-out data fit the temperatures and score the network (the card keeps the
 scores). Training varies the patches further (mirror images, and for the photos quarter
@@ -44,12 +50,16 @@ from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import DICE_COLOURS, STYLES, Conditions, Cube, Die, board_renderer, render
 from hardware.sim.scene import DIE_SIZE
 from training.truth import EMPTY, TruthBoard, region_counts
-from vision.dice import (DIE_PX, FLAT, IS_DIE, PATCH, PHOTO_DIE_PX, RESTS, BoardDice, frame_patches,
-                         net_input, photo_candidates, photo_patch_transform, photo_scaled, read_patch)
+from vision.dice import (BOARD_PHOTO_DIE, DIE_PX, FLAT, IS_DIE, PATCH, PHOTO_DIE_PX, RESTS, BoardDice,
+                         board_photo_candidates, frame_patches, net_input, photo_candidates, photo_patch_transform,
+                         photo_scaled, read_patch)
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTOS = ROOT.parent / "shared" / "data" / "photos" / "dice"
 FIRST_SEED = 20_000_000
+BOARD_PHOTO_SEED = 21_000_000   # the rendered board photos' seeds
+TOURNAMENT = 0.4                # share of the rendered board photos in the tournament look
+NETS = {"board": "dice", "photo": "dice_photo", "board_photo": "dice_board_photo"}   # --net: the model it makes
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 NEAR, FAR = 0.5, 0.75           # a patch this near a die's middle (die sides) shows it; this far, none
 PHOTO_NEAR, PHOTO_FAR = 0.35, 0.6   # ... in a photo, where dice touch: a patch between two shows neither, so the
@@ -239,17 +249,11 @@ def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list
     patches, faces, rests = [], [], []
 
     def label(c, angle=0.0):
-        d = [np.hypot(c[0] - x, c[1] - y) / s for _, x, y, s in labels]
-        i = int(np.argmin(d))
-        if d[i] < PHOTO_NEAR:
-            faces.append(labels[i][0])
-            rests.append(0)
-        elif d[i] > PHOTO_FAR:
-            faces.append(0)
-            rests.append(NO_REST)
-        else:
-            return
-        patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
+        face = _face_at(c, labels)
+        if face is not None:
+            faces.append(face)
+            rests.append(0 if face else NO_REST)
+            patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
 
     for c in candidates:
         label(c, float(rng.uniform(0, 360)) if rng.random() < 0.5 else 0.0)
@@ -266,6 +270,59 @@ def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list
     h, w = image.shape[:2]
     for _ in range(4):
         label((rng.uniform(0, w), rng.uniform(0, h), die_size, True))
+    return patches, faces, rests
+
+
+def _face_at(c, labels, moving=frozenset()) -> int | None:
+    """The face label of a photo patch centred at ``c``: the value of the labelled die
+    (value, x, y, side) within ``PHOTO_NEAR`` of its sides, unless it is in motion (an
+    index in ``moving``: neither a die nor none), 0 beyond ``PHOTO_FAR`` of every die,
+    None between."""
+    d = [np.hypot(c[0] - x, c[1] - y) / s for _, x, y, s in labels] or [99.0]
+    i = int(np.argmin(d))
+    if d[i] < PHOTO_NEAR:
+        return None if i in moving else labels[i][0]
+    return 0 if d[i] > PHOTO_FAR else None
+
+
+# ------------------------------------------------------------------------ rendered board photos
+def board_photo_patches(seed: int) -> tuple[list, list, list]:
+    """Patches, face labels and rest labels (flat) of one rendered board seen as a photo:
+    cut as photo import cuts them (``vision.dice.board_photo_candidates`` for checkers as
+    wide as the renderer drew them, give or take a tenth, on the whole frame), and around
+    every die still on the board (a die in motion is neither a die nor none)."""
+    rng = np.random.default_rng(seed)
+    style = "tournament" if rng.random() < TOURNAMENT else list(STYLES)[int(rng.integers(len(STYLES)))]
+    size = (1280, 720) if rng.random() < 0.6 else (960, 540)
+    colour = DICE_COLOURS[int(rng.integers(len(DICE_COLOURS)))] if rng.random() < 0.3 else None
+    position = random_position(rng, int(rng.integers(0, 60)))
+    values = tuple(int(v) for v in rng.integers(1, 7, int(rng.choice([1, 2, 2, 2, 3]))))
+    image, truth = render(position, dice=values, seed=seed, style=style, size=size,
+                          home=HOMES[int(rng.integers(4))], difficulty=float(rng.uniform(0.0, 0.8)),
+                          half=str(rng.choice(["white", "black"])), dice_colour=colour)
+    on_board = [max(c.box[2], c.box[3]) for c in truth.checkers if c.location != "off"]
+    diameter = float(np.median(on_board)) * float(rng.uniform(0.9, 1.1))
+    candidates, _ = board_photo_candidates(image, diameter)
+    die_size = BOARD_PHOTO_DIE * diameter
+    small, scale = photo_scaled(image, die_size)
+    labels = [(d.value, d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2, max(d.box[2], d.box[3])) for d in truth.dice]
+    moving = {i for i, d in enumerate(truth.dice) if d.moving}
+    patches, faces, rests = [], [], []
+
+    def label(c, angle=0.0):
+        face = _face_at(c, labels, moving)
+        if face is not None:
+            faces.append(face)
+            rests.append(0 if face else NO_REST)
+            patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
+
+    for c in candidates:
+        label(c)
+    for _, x, y, s in labels:
+        for _ in range(3):
+            r, t = 0.3 * s * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
+            label((x + r * np.cos(t), y + r * np.sin(t), die_size * float(rng.uniform(0.9, 1.1)), True),
+                  float(rng.uniform(0, 360)))
     return patches, faces, rests
 
 
@@ -348,34 +405,42 @@ def drawn_patches(count: int, die_px: float, rng: np.random.Generator) -> tuple[
 
 
 # ------------------------------------------------------------------------ data set
-def make_data(net: str, tables: int, frames: int, held_out_tables: int, drawn: int, seed: int, log=print) -> dict:
-    """Every patch of the board's network (``net`` "board": rendered tables) or the photos'
-    ("photo": labelled photos and ``drawn`` dice drawn from scratch, trained on only):
+def make_data(net: str, tables: int, frames: int, held_out_tables: int, drawn: int, seed: int, boards: int = 0,
+              log=print) -> dict:
+    """Every patch of the board's network (``net`` "board": rendered tables), the photos'
+    ("photo": labelled photos and ``drawn`` dice drawn from scratch, trained on only) or
+    the board photos' ("board_photo": those and ``boards`` rendered board photos):
     arrays ``x`` (N, PATCH, PATCH, 3) uint8, ``face``, ``rest`` and ``held`` (True for
     held-out data)."""
     rng = np.random.default_rng(seed)
-    parts = {"x": [], "face": [], "rest": [], "held": []}
+    parts = {"x": [], "face": [], "rest": [], "held": [], "rendered": []}
 
-    def put(p, f, r, held):
+    def put(p, f, r, held, rendered=False):
         parts["x"] += p
         parts["face"] += f
         parts["rest"] += r
         parts["held"] += [held] * len(p)
+        parts["rendered"] += [rendered] * len(p)
 
     t0 = time.time()
-    if net == "photo":
+    if net in ("photo", "board_photo"):
         held_photos = set(held_out_photos())
         for name in photo_names("train"):
             put(*photo_patches(name, rng), name in held_photos)
         put(*drawn_patches(drawn, PHOTO_DIE_PX, rng), False)
         log(f"photos and drawn dice: {len(parts['x'])} patches ({time.time() - t0:.0f} s)")
+        for b in range(boards if net == "board_photo" else 0):
+            put(*board_photo_patches(BOARD_PHOTO_SEED + b), b % 5 == 4, True)
+            if (b + 1) % 100 == 0:
+                log(f"board photos: {b + 1}/{boards}, {len(parts['x'])} patches ({time.time() - t0:.0f} s)")
     else:
         for t in range(tables + held_out_tables):
             put(*table_patches(FIRST_SEED + t, frames, rng), t >= tables)
             if (t + 1) % 50 == 0:
                 log(f"tables: {t + 1}/{tables + held_out_tables}, {len(parts['x'])} patches ({time.time() - t0:.0f} s)")
     return {"x": np.array(parts["x"], np.uint8), "face": np.array(parts["face"], np.int64),
-            "rest": np.array(parts["rest"], np.int64), "held": np.array(parts["held"], bool)}
+            "rest": np.array(parts["rest"], np.int64), "held": np.array(parts["held"], bool),
+            "rendered": np.array(parts["rendered"], bool)}
 
 
 def augment(x: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.ndarray:
@@ -488,8 +553,9 @@ def patch_set(args: argparse.Namespace, make) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = arguments(__doc__, 900, 10)
-    ap.add_argument("--net", choices=["board", "photo"], default="board")
+    ap.add_argument("--net", choices=list(NETS), default="board")
     ap.add_argument("--drawn", type=int, default=3000, help="dice drawn from scratch for the photos' network")
+    ap.add_argument("--boards", type=int, default=1000, help="rendered board photos for the board photos' network")
     args = ap.parse_args(argv)
     import torch
     from torch import nn
@@ -499,8 +565,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     data = patch_set(args, lambda: make_data(args.net, args.tables, args.frames_per_table, args.held_out_tables,
-                                              args.drawn, args.seed))
-    board = args.net == "board"
+                                              args.drawn, args.seed, args.boards))
+    board, rendered = args.net == "board", args.net == "board_photo"
     fit, held = ~data["held"], data["held"]
     xs, face, rest = data["x"][fit], torch.from_numpy(data["face"][fit]), torch.from_numpy(data["rest"][fit])
     print(f"{len(xs)} training patches ({int((face > 0).sum())} dice), {int(held.sum())} held out")
@@ -525,18 +591,24 @@ def main(argv: list[str] | None = None) -> int:
             "data": (f"rendered tables of seeds {FIRST_SEED}..{FIRST_SEED + args.tables - 1}, "
                      f"{args.frames_per_table} frames each; held out: the next {args.held_out_tables}" if board else
                      "train split of shared/data/photos/dice, held out: every fifth photo of it; "
-                     f"and {args.drawn} dice drawn from scratch (training.dice.drawn_patches)"),
+                     f"{args.drawn} dice drawn from scratch (training.dice.drawn_patches)"
+                     + (f"; {args.boards} rendered board photos of seeds {BOARD_PHOTO_SEED}.. "
+                        "(training.dice.board_photo_patches), held out: every fifth" if rendered else "")),
             "input": f"BGR patch {PATCH}x{PATCH}, a die {DIE_PX if board else PHOTO_DIE_PX:g} px wide in its middle"
                      + (", turned with the camera up (vision.dice.BoardDice.upright)" if board else "")
                      + " (vision.dice.net_input)",
             "faces": "0 no die, 1..6", "epochs": args.epochs, "seed": args.seed,
             "patches": {"training": int(fit.sum()), "held out": int(held.sum())},
             "held out": scores(p[0], p[1] if board else None, data["face"][held], data["rest"][held])}
+    if rendered:
+        drawn = data["rendered"][held]
+        made["held out rendered board photos"] = scores(p[0][drawn], None, data["face"][held][drawn],
+                                                        data["rest"][held][drawn])
     if board:
         made["rests"] = list(RESTS)
     print(json.dumps(made["held out"], indent=1))
     outputs = [Output(name, "softmax", n, t) for (name, n), t in zip(heads.items(), temperatures)]
-    export(model, "dice" if board else "dice_photo", (3, PATCH, PATCH), outputs, made, args.out)
+    export(model, NETS[args.net], (3, PATCH, PATCH), outputs, made, args.out)
     return 0
 
 

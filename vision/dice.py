@@ -6,8 +6,9 @@ every patch at once whether a die lies in its middle and which face it shows. Th
 board's network (``vision/models/dice``) reads a die ``DIE_PX`` wide with room around it
 for the checker it may lie on, and says too how the die rests: flat, cocked (leaning on
 a checker or the rail) or on top of a checker; the photos' network (``dice_photo``)
-reads a die ``PHOTO_DIE_PX`` wide, faces only. Their probabilities are calibrated on data
-they were not trained on, so a read's ``confidence`` is the chance that it is right.
+reads a die ``PHOTO_DIE_PX`` wide, faces only, and the board photos' (``dice_board_photo``)
+likewise, having also learnt rendered boards seen as photos. Their probabilities are
+calibrated on data they were not trained on, so a read's ``confidence`` is the chance that it is right.
 
 In a photo, die bodies are what departs from the smoothed background: single dice,
 clusters of touching dice read all over, and dice as light as the background found by
@@ -256,19 +257,18 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_dice needs a BGR colour image")
     candidates, die_size = photo_candidates(image, region, die_size)
-    return _read_candidates(image, candidates, die_size, net)
+    return _read_candidates(image, candidates, die_size, net or _net())
 
 
-def _read_candidates(image: np.ndarray, candidates: list[Candidate], die_size: float,
-                     net: DiceNet | None) -> list[Die]:
-    """The dice the photos' network reads at ``candidates`` of a photo whose typical die is
-    ``die_size`` pixels wide (see ``find_dice``)."""
+def _read_candidates(image: np.ndarray, candidates: list[Candidate], die_size: float, net: DiceNet) -> list[Die]:
+    """The dice a photos' network (``net``) reads at ``candidates`` of a photo whose typical
+    die is ``die_size`` pixels wide (see ``find_dice``)."""
     if not candidates:
         return []
     small, scale = photo_scaled(image, die_size)
     patches = [read_patch(small, photo_patch_transform(c, scale)) for c in candidates]
     dice: list[Die] = []
-    for seen in (net or _net()).dice(patches, [c[:2] for c in candidates], PHOTO_SAME_DIE * die_size, PHOTO_VIEWS,
+    for seen in net.dice(patches, [c[:2] for c in candidates], PHOTO_SAME_DIE * die_size, PHOTO_VIEWS,
                                      PHOTO_MIXED * die_size):
         (cx, cy), side = seen.centre, candidates[seen.best][2]
         if seen.confidence < NEIGHBOUR_SURE and any(
@@ -342,11 +342,12 @@ def _split(mask: np.ndarray, contour, die_size: float) -> list[Candidate]:
 _NETS: dict[str, DiceNet] = {}
 
 
-def _net() -> DiceNet:
-    """The shared network of ``find_dice`` (a board reader keeps its own)."""
-    if "dice_photo" not in _NETS:
-        _NETS["dice_photo"] = DiceNet("dice_photo")
-    return _NETS["dice_photo"]
+def _net(name: str = "dice_photo") -> DiceNet:
+    """The shared network ``name``: ``find_dice``'s, or photo import's ``dice_board_photo``
+    (a board reader keeps its own)."""
+    if name not in _NETS:
+        _NETS[name] = DiceNet(name)
+    return _NETS[name]
 
 
 # ------------------------------------------------------------ dice on a board in a photo
@@ -356,24 +357,46 @@ BOARD_PHOTO_DIE = 0.6       # a die's side, with the sides a photo shows, in che
 BOARD_PHOTO_CROWDS = 24     # at most this many crowds of spots are candidates ...
 BOARD_PHOTO_SPOTS = 12      # ... and this many lone spots (a one)
 BOARD_PHOTO_SURE = 0.5      # the least confidence of a die read in a board photo
+BOARD_PHOTO_SEEN = 0.5      # ... and the least chance of a die there by the photos' network
 BOARD_PHOTO_RING = 3.2      # round a die, a square this many sides wide holds ...
 BOARD_PHOTO_AROUND = 24     # ... at most this many pip-like spots (four other dice's); more are an inlay's dots
 BOARD_PHOTO_AS_PIPS = 0.4   # ... counting those at least this share as strong as the die's own pips
 
 
-def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
-                          net: DiceNet | None = None, checkers=()) -> list[Die]:
+def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None, checkers=()) -> list[Die]:
     """The dice on a board in a photo (BGR) whose checkers are ``diameter`` pixels wide:
-    read by the photos' network at ``BOARD_PHOTO_DIE`` checker diameters,
-    at least ``BOARD_PHOTO_SURE`` sure.
+    ``board_photo_candidates`` read by the board photos' network at ``BOARD_PHOTO_DIE``
+    checker diameters, at least ``BOARD_PHOTO_SURE`` sure, where the photos' network too
+    sees a die at least ``BOARD_PHOTO_SEEN`` likely (the board photos' network learnt
+    rendered boards, and takes some real boards' inlaid dots for sixes; the photos' has
+    seen real photos only). A die lies on a plain surface: one read amid more spots than
+    other dice could show (``BOARD_PHOTO_AROUND``) is an ornamented board's dots; spots on
+    ``checkers`` (circles x, y, radius in image pixels: their rims and rings) are none."""
+    candidates, (xs, ys, strength) = board_photo_candidates(image, diameter, surface)
+    for x, y, r in checkers:
+        off = np.hypot(xs - x, ys - y) > r
+        xs, ys, strength = xs[off], ys[off], strength[off]
+    side = BOARD_PHOTO_DIE * diameter
+    dice = [d for d in _read_candidates(image, candidates, side, _net("dice_board_photo"))
+            if d.confidence >= BOARD_PHOTO_SURE and _spots_around(d, xs, ys, strength, side) <= BOARD_PHOTO_AROUND]
+    if not dice:
+        return []
+    small, scale = photo_scaled(image, side)
+    face, _ = _net()([read_patch(small, photo_patch_transform((*d.centre, side, True), scale)) for d in dice],
+                     PHOTO_VIEWS)
+    return [d for d, none in zip(dice, face[:, 0]) if 1 - none >= BOARD_PHOTO_SEEN]
+
+
+def board_photo_candidates(image: np.ndarray, diameter: float, surface=None) -> tuple[list[Candidate], tuple]:
+    """Where dice may lie on a board in a photo (BGR) whose checkers are ``diameter``
+    pixels wide, each a die ``BOARD_PHOTO_DIE`` diameters wide, and the pip-like spots
+    found (x, y, strength arrays in image pixels).
 
     A board is all edges and blobs (points, rows of checkers, the case), so candidates are
     pip-like spots instead: where they crowd into a die-sized square, and the strongest
     lone ones (a one has a single pip), only on the ``surface`` where dice are rolled
     (image polygons, if given: the halves of the field; the cube waits on the bar and its
-    numbers read as pips). A die lies on a plain surface: one read amid more spots than
-    other dice could show (``BOARD_PHOTO_AROUND``) is an ornamented board's dots; spots on
-    ``checkers`` (circles x, y, radius in image pixels: their rims and rings) are none."""
+    numbers read as pips)."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_board_photo_dice needs a BGR colour image")
     f = BOARD_PHOTO_CHECKER / diameter
@@ -389,17 +412,9 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None,
     square = int(BOARD_PHOTO_DIE * BOARD_PHOTO_CHECKER) | 1
     found = (_crowded(spots * peaks, square, BOARD_PHOTO_CROWDS)
              + _apart(spots, peaks, 0.8 * square, BOARD_PHOTO_SPOTS))
-    die_size = BOARD_PHOTO_DIE * diameter
-    candidates = [(x / f, y / f, die_size, True) for x, y in found]
     ys, xs = np.nonzero(peaks)
-    strength = spots[ys, xs]
-    xs, ys = xs / f, ys / f
-    for x, y, r in checkers:
-        off = np.hypot(xs - x, ys - y) > r
-        xs, ys, strength = xs[off], ys[off], strength[off]
-    return [d for d in _read_candidates(image, candidates, die_size, net)
-            if d.confidence >= BOARD_PHOTO_SURE
-            and _spots_around(d, xs, ys, strength, die_size) <= BOARD_PHOTO_AROUND]
+    return ([(x / f, y / f, BOARD_PHOTO_DIE * diameter, True) for x, y in found],
+            (xs / f, ys / f, spots[ys, xs]))
 
 
 def _spots_around(die: Die, xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, side: float) -> int:
