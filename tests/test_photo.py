@@ -653,6 +653,20 @@ def test_a_lit_part_of_the_field_is_no_hand(seed, home):
     assert read.position == position, read.reason
 
 
+@pytest.mark.parametrize("seed, home", [(930077, "bottom-left"), (930107, "top-right"), (930110, "top-left")])
+def test_the_rail_or_bar_beside_a_point_is_no_hand(seed, home):
+    """Tournament boards whose field, found a pixel or two wide, took a sliver of the rail
+    or the bar into the points beside them (seeds 930077, 930107, 930110): where a point
+    narrows to half its cells' width the sliver made their cells dark, they stood out
+    from the other points' and a patch of them was called a hand. A point's cells leave
+    out its edges."""
+    image, truth, position = _tournament_render(seed)
+    assert not truth.occluded_points
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.settled
+    assert read.position == position, read.reason
+
+
 def test_fingertips_over_a_points_base_leave_its_row_unsure():
     """A hand reaching in at the field's corner (seed 410050) lays its fingertips over the
     base of point 12, where the first of Black's four lies; the rest of the hand, the

@@ -38,6 +38,7 @@ from vision.photo_board import FieldFit
 
 POINT_PIXELS = 24       # a point's width in the straightened field
 CELL = POINT_PIXELS // 2
+CELL_MARGIN = 3         # pixels of a point's width left out on either side of its cells (the rail's or bar's edge)
 STAND_OUT = 4.0         # spreads of the other points' cells beyond which a cell stands out ...
 DIFFERENT = 20.0        # ... and Lab units (OpenCV 8-bit) at least
 SPREAD_FLOOR = 2.0      # Lab units: no cell's reference is tighter than this
@@ -226,10 +227,11 @@ def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres
     bare = np.zeros((2, 12, cells), bool)
     for row in range(2):
         for column, x in enumerate(centres):
-            x0 = int(round(x - POINT_PIXELS / 2))
+            x0 = int(round(x - POINT_PIXELS / 2)) + CELL_MARGIN
             for i in range(cells):
                 y0 = i * CELL if row == 0 else height - (i + 1) * CELL
-                colour = _bare_median(straight, seen, occupied, np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS])
+                colour = _bare_median(straight, seen, occupied,
+                                      np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS - 2 * CELL_MARGIN])
                 if colour is not None:
                     bare[row, column, i] = True
                     colours[row, column, i] = colour
