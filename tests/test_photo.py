@@ -667,6 +667,17 @@ def test_the_rail_or_bar_beside_a_point_is_no_hand(seed, home):
     assert read.position == position, read.reason
 
 
+def test_a_thumb_two_points_from_the_fingers_leaves_the_point_unsure():
+    """A hand over points 21..23 (seed 410182) spreads its thumb over point 24, two points
+    from the cells its fingers stand out in; between thumb and fingers the field shows as a
+    light checker past 24's three. The points two beside a hand's patch are unsure too."""
+    image, truth, position = hand_photo(410182)
+    assert 24 in truth.occluded_points and position.points()[23] == 3
+    read = import_photo(image, white="light", home="bottom-right")
+    assert not read.observation.settled and read.position is None
+    assert not read.observation.point(24).certain
+
+
 def test_fingertips_over_a_points_base_leave_its_row_unsure():
     """A hand reaching in at the field's corner (seed 410050) lays its fingertips over the
     base of point 12, where the first of Black's four lies; the rest of the hand, the

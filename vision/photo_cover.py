@@ -12,7 +12,8 @@ A point's count is only sure when the place of its next checker (a diameter beyo
 last one found, or at its base) is seen bare; a point whose next place stands out may
 hide more. A patch of ``PATCH`` such cells or more is a hand or something like it over
 the field, and the photo is not settled: the points whose checkers or next place it
-lies over or beside may hold anything.
+lies over or beside, up to ``REACH`` points away (a thumb spreads that far from the
+fingers), may hold anything.
 
 An arm reaching over the board crosses the case's rail, whatever it then hides on the
 field (fingertips over a point's only checker, a hand the colour of the field): a cell
@@ -44,6 +45,7 @@ DIFFERENT = 20.0        # ... and Lab units (OpenCV 8-bit) at least
 SPREAD_FLOOR = 2.0      # Lab units: no cell's reference is tighter than this
 SPREAD_CELLS = 3        # bare cells of a colour at one place from the base that give a spread
 PATCH = 3               # cells standing out together that make a hand over the field
+REACH = 2               # points beside such a patch a hand may lie over
 EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
@@ -152,7 +154,8 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
                 continue
             hand = True
             x, y, w = stats[k, cv2.CC_STAT_LEFT], stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_WIDTH]
-            reached |= {(c, row) for c in range(max(x - 1, 0), min(x + w + 1, 12)) if facing or y - 1 < span[c, row]}
+            reached |= {(c, row) for c in range(max(x - REACH, 0), min(x + w + REACH, 12))
+                        if facing or y - 1 < span[c, row]}
     # beside a hand, a cell standing out on its own is part of it (a finger, the shade under
     # the palm) wherever it lies on the point, and reaches the points beside it as a patch
     # does: a hand the colour of the field shows in pieces
