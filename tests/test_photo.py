@@ -678,6 +678,18 @@ def test_a_thumb_two_points_from_the_fingers_leaves_the_point_unsure():
     assert not read.observation.point(24).certain
 
 
+def test_an_arm_in_over_the_bar_leaves_the_points_it_lies_along_unsure():
+    """An arm in over the bar's hinge, where the rail is not read (seed 410301), lies along
+    point 19 from its base, hiding its seven, in colours near the wood's: only its
+    fingers mid-field stand out. Seen on no rail, a hand's patch reaches
+    the points beside it from their bases."""
+    image, truth, position = hand_photo(410301)
+    assert set(truth.occluded_points) == {18, 19} and position.points()[18] == -7
+    read = import_photo(image, white="light", home="bottom-right")
+    assert not read.observation.settled and read.position is None
+    assert not read.observation.point(18).certain and not read.observation.point(19).certain
+
+
 def test_fingertips_over_a_points_base_leave_its_row_unsure():
     """A hand reaching in at the field's corner (seed 410050) lays its fingertips over the
     base of point 12, where the first of Black's four lies; the rest of the hand, the

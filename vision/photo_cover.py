@@ -146,8 +146,10 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
         hand = True
         reached |= {(c, row) for c in range(12) if x0 - POINT_PIXELS < centres[c] < x1 + POINT_PIXELS}
     for row in range(2):
-        # an arm in from the other row's side points its fingertips at this row's bases
-        facing = any(r != row for r, _ in crossings)
+        # an arm in from the other row's side points its fingertips at this row's bases; one
+        # seen on no rail came in where the rail is not read (over the bar's hinges, the
+        # field's ends) and may lie along the points from their bases
+        facing = any(r != row for r, _ in crossings) or not crossings
         count, _, stats, _ = cv2.connectedComponentsWithStats(out[row].T.astype(np.uint8), connectivity=8)
         for k in range(1, count):
             if stats[k, cv2.CC_STAT_AREA] < PATCH:
