@@ -153,6 +153,17 @@ def test_a_pyramid_hides_the_lower_checkers_between_its_upper_ones():
     assert [round((c.x - 100) / 20, 2) for c in _under_pyramid(_pile([0, 0.5, 2, 3, 4, 5]), 1.0)] == [1]
 
 
+def test_a_pyramid_is_fitted_to_all_its_checkers_not_to_its_first():
+    """Five in a row and one on the first two (tournament tuning 930146, in checker
+    diameters as found): the base checker, half under the upper one, is found off its
+    middle toward the tip and the lower row is spaced a little unevenly; slots measured
+    from the first and stepped by the pile's median step put the fourth on a half slot.
+    The step is the whole row's (its last checker lies on the lower row) and slot 0 is
+    fitted with it: the second lower checker is hidden."""
+    hidden = _under_pyramid(_pile([0, 0.34, 1.76, 2.63, 3.71]), 1.0)
+    assert [(c.x - 100) / 20 for c in hidden] == [pytest.approx(0.85, abs=0.05)]
+
+
 @pytest.mark.parametrize("slots, first_along", [([0, 1, 2, 3, 4], 10.0),          # a row
                                                  ([0, 0.22, 1, 1.22, 2, 3, 4], 10.0),  # a stack, not in the hollows
                                                  ([0, 1, 1.5, 2], 10.0),           # no more than a row's worth

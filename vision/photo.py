@@ -435,13 +435,15 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker
     steps = np.diff(t) / (2 * first.radius)
     whole = steps[(steps >= HALF_SLOT) & (steps <= NEXT_SLOT[1] / 2)]
     step = 2 * first.radius * float(np.median(whole) if len(whole) else 2 * np.median(steps))
+    step = t[-1] / max(round(t[-1] / step), 1)      # the last lies on the lower row (see below)
     slots = np.round(2 * t / step).astype(int)
-    if slots[-1] > 0:                    # the step that puts them on their slots best
-        step = 2 * float(t @ slots) / float(slots @ slots)
-    halves = 2 * t / step
+    origin = 0.0
+    if slots[-1] > 0:                    # the slot 0 and step that put them on their slots best
+        origin, step = np.linalg.lstsq(np.stack([np.ones(len(t)), slots / 2], axis=1), t, rcond=None)[0]
+    halves = 2 * (t - origin) / step
     slots = np.round(halves).astype(int)
     if (np.abs(halves - slots).max() > ON_SLOT or len(set(slots)) < len(slots) or np.diff(slots).max() > 3
-            or first.along / scale > 0.75 * step):
+            or slots[0] != 0 or first.along / scale + origin > 0.75 * step):
         return None
     lower = {int(k) // 2 for k in slots if k % 2 == 0}
     upper = {int(k) // 2 for k in slots if k % 2 == 1}
@@ -451,8 +453,9 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker
     missing += [2 * k + 1 for k in range(min(upper), max(upper) + 1) if k not in upper]
     if len(stack) + len(missing) <= ROW:
         return None
-    return [PhotoChecker(first.x + k * step / 2 * way[0], first.y + k * step / 2 * way[1], first.radius, first.colour,
-                         UNSEEN, "point", first.column, first.row, first.along + k * step / 2 * scale)
+    return [PhotoChecker(first.x + (origin + k * step / 2) * way[0], first.y + (origin + k * step / 2) * way[1],
+                         first.radius, first.colour, UNSEEN, "point", first.column, first.row,
+                         first.along + (origin + k * step / 2) * scale)
             for k in missing]
 
 
