@@ -841,6 +841,24 @@ def test_a_lone_checker_looking_like_its_colours_bare_bases_is_the_base():
         bare[0, column, cells] = False
     lone = {(2, 0): (CELL, CELL * 0.9), (4, 0): (CELL, CELL * 0.9), (6, 0): (4 * CELL, CELL * 0.9)}
     assert _bases(colours, bare, _pairing(colours, bare)[0], lone) == {(2, 0)}
+    colours[0, 4, 0:2, 0] += (30 - 18, 30 - 5)   # a base shadowed in one cell: half its cells alike
+    assert _bases(colours, bare, _pairing(colours, bare)[0], lone) == {(2, 0), (4, 0)}
+
+
+@pytest.mark.parametrize("seed", [400002, 470030])
+def test_a_mottled_white_points_base_is_no_checker(seed):
+    """Felt boards (clean 400002; 470030 under random camera and light) where a white
+    point's mottled base under a shadow made a light disc 15 to 17 Lab units from the bare
+    white bases in one cell, and a pile read one short beside it: the counts made fifteen
+    and a wrong position. Most of its cells are alike the bare bases': it is the base."""
+    if seed == 400002:
+        image, position, home = _clean_render(seed)
+    else:
+        image, _, position = _seeded_render(seed, style="felt", size=(960, 540), difficulty=0.5)
+        home = "top-left"
+    read = import_photo(image, white="light", home=home)
+    assert read.position in (position, None)
+    assert not any(p.certain and p.signed != position.points()[p.point - 1] for p in read.observation.points)
 
 
 def test_black_or_tiny_photos_are_errors():

@@ -49,7 +49,8 @@ REACH = 2               # points beside such a patch a hand may lie over
 EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
-BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base
+BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base ...
+MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
 MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) ...
 SAME_HUE = 0.05         # ... give or take this share of them, and edges within DIFFERENT, is lit, not covered
 SKIPPED = 1.5           # a row starting this many radii further from its base than the photo's rows skips a place
@@ -304,7 +305,9 @@ def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
     """The (column, row) of the points in ``lone`` (each with the one checker found there:
     its centre's distance from the base and radius, straightened pixels) whose cells under
     that checker, colours and all (``whole``), lie within ``BARE_LIKE`` of the median of
-    the same cells of two or more points of the same colour where nothing was found."""
+    the same cells of two or more points of the same colour where nothing was found, or
+    half of them within ``MOSTLY_BARE_LIKE`` (a mottled base under a shadow stands out in
+    one cell; a checker's body, its face and rim, in most)."""
     out = set()
     for (column, row), (along, radius) in lone.items():
         under = np.s_[max(0, int((along - radius) // CELL)):int(np.ceil((along + radius) / CELL))]
@@ -314,7 +317,8 @@ def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
         if len(others) < 2 or not len(mine):
             continue
         reference = np.median([whole[r, c, under] for r, c in others], axis=0)
-        if np.linalg.norm(mine - reference, axis=-1).max() < BARE_LIKE:
+        distance = np.linalg.norm(mine - reference, axis=-1)
+        if distance.max() < BARE_LIKE or np.median(distance) < MOSTLY_BARE_LIKE:
             out.add((column, row))
     return out
 
