@@ -245,32 +245,44 @@ def photo_patches(name: str, rng: np.random.Generator) -> tuple[list, list, list
     candidates, die_size = photo_candidates(image)
     if die_size is None:
         die_size = float(np.median([s for *_, s in labels])) * 0.85
-    small, scale = photo_scaled(image, die_size)
-    patches, faces, rests = [], [], []
-
-    def label(c, angle=0.0):
-        face = _face_at(c, labels)
-        if face is not None:
-            faces.append(face)
-            rests.append(0 if face else NO_REST)
-            patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
-
+    label, kept = _labeller(*photo_scaled(image, die_size), labels)
     for c in candidates:
         label(c, float(rng.uniform(0, 360)) if rng.random() < 0.5 else 0.0)
     for _, x, y, s in labels:
         on = [c for c in candidates if np.hypot(c[0] - x, c[1] - y) < PHOTO_NEAR * s]
-        side = min(on, key=lambda c: np.hypot(c[0] - x, c[1] - y))[2] if on else die_size
-        for _ in range(3):
-            r, t = 0.3 * s * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
-            label((x + r * np.cos(t), y + r * np.sin(t), side * float(rng.uniform(0.9, 1.1)), True),
-                  float(rng.uniform(0, 360)))
+        _around(label, x, y, s, min(on, key=lambda c: np.hypot(c[0] - x, c[1] - y))[2] if on else die_size, rng)
         t = rng.uniform(0, 2 * np.pi)
         r = rng.uniform(PHOTO_FAR, 1.5) * s
         label((x + r * np.cos(t), y + r * np.sin(t), die_size, True))
     h, w = image.shape[:2]
     for _ in range(4):
         label((rng.uniform(0, w), rng.uniform(0, h), die_size, True))
-    return patches, faces, rests
+    return kept
+
+
+def _labeller(small: np.ndarray, scale: float, labels, moving=frozenset()):
+    """A function keeping the patch of a candidate (turned by an angle) cut from the photo
+    scaled by ``scale`` (``small``), with its face (``_face_at``) and rest labels, unless
+    it shows neither a die nor none; and the (patches, faces, rests) it keeps."""
+    patches, faces, rests = [], [], []
+
+    def label(c, angle=0.0):
+        face = _face_at(c, labels, moving)
+        if face is not None:
+            faces.append(face)
+            rests.append(0 if face else NO_REST)
+            patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
+
+    return label, (patches, faces, rests)
+
+
+def _around(label, x: float, y: float, s: float, side: float, rng: np.random.Generator) -> None:
+    """Three patches (``label``) within 0.3 sides of a labelled die at (x, y), ``s`` wide,
+    read at ``side`` give or take a tenth, turned any way."""
+    for _ in range(3):
+        r, t = 0.3 * s * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
+        label((x + r * np.cos(t), y + r * np.sin(t), side * float(rng.uniform(0.9, 1.1)), True),
+              float(rng.uniform(0, 360)))
 
 
 def _face_at(c, labels, moving=frozenset()) -> int | None:
@@ -304,26 +316,13 @@ def board_photo_patches(seed: int) -> tuple[list, list, list]:
     diameter = float(np.median(on_board)) * float(rng.uniform(0.9, 1.1))
     candidates, _ = board_photo_candidates(image, diameter)
     die_size = BOARD_PHOTO_DIE * diameter
-    small, scale = photo_scaled(image, die_size)
     labels = [(d.value, d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2, max(d.box[2], d.box[3])) for d in truth.dice]
-    moving = {i for i, d in enumerate(truth.dice) if d.moving}
-    patches, faces, rests = [], [], []
-
-    def label(c, angle=0.0):
-        face = _face_at(c, labels, moving)
-        if face is not None:
-            faces.append(face)
-            rests.append(0 if face else NO_REST)
-            patches.append(read_patch(small, photo_patch_transform(c, scale, angle)))
-
+    label, kept = _labeller(*photo_scaled(image, die_size), labels, {i for i, d in enumerate(truth.dice) if d.moving})
     for c in candidates:
         label(c)
     for _, x, y, s in labels:
-        for _ in range(3):
-            r, t = 0.3 * s * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
-            label((x + r * np.cos(t), y + r * np.sin(t), die_size * float(rng.uniform(0.9, 1.1)), True),
-                  float(rng.uniform(0, 360)))
-    return patches, faces, rests
+        _around(label, x, y, s, die_size, rng)
+    return kept
 
 
 # ------------------------------------------------------------------------ drawn dice

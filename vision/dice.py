@@ -257,19 +257,20 @@ def find_dice(image: np.ndarray, region: np.ndarray | None = None, die_size: flo
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_dice needs a BGR colour image")
     candidates, die_size = photo_candidates(image, region, die_size)
-    return _read_candidates(image, candidates, die_size, net or _net())
-
-
-def _read_candidates(image: np.ndarray, candidates: list[Candidate], die_size: float, net: DiceNet) -> list[Die]:
-    """The dice a photos' network (``net``) reads at ``candidates`` of a photo whose typical
-    die is ``die_size`` pixels wide (see ``find_dice``)."""
     if not candidates:
         return []
-    small, scale = photo_scaled(image, die_size)
+    return _read_candidates(photo_scaled(image, die_size), candidates, die_size, net or _net())
+
+
+def _read_candidates(scaled: tuple[np.ndarray, float], candidates: list[Candidate], die_size: float,
+                     net: DiceNet) -> list[Die]:
+    """The dice a photos' network (``net``) reads at ``candidates`` of a photo whose typical
+    die is ``die_size`` pixels wide, ``scaled`` by ``photo_scaled`` (see ``find_dice``)."""
+    small, scale = scaled
     patches = [read_patch(small, photo_patch_transform(c, scale)) for c in candidates]
     dice: list[Die] = []
     for seen in net.dice(patches, [c[:2] for c in candidates], PHOTO_SAME_DIE * die_size, PHOTO_VIEWS,
-                                     PHOTO_MIXED * die_size):
+                         PHOTO_MIXED * die_size):
         (cx, cy), side = seen.centre, candidates[seen.best][2]
         if seen.confidence < NEIGHBOUR_SURE and any(
                 np.hypot(cx - d.centre[0], cy - d.centre[1]) < NEIGHBOUR * die_size for d in dice):
@@ -376,12 +377,14 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None, chec
     for x, y, r in checkers:
         off = np.hypot(xs - x, ys - y) > r
         xs, ys, strength = xs[off], ys[off], strength[off]
+    if not candidates:
+        return []
     side = BOARD_PHOTO_DIE * diameter
-    dice = [d for d in _read_candidates(image, candidates, side, _net("dice_board_photo"))
+    small, scale = photo_scaled(image, side)
+    dice = [d for d in _read_candidates((small, scale), candidates, side, _net("dice_board_photo"))
             if d.confidence >= BOARD_PHOTO_SURE and _spots_around(d, xs, ys, strength, side) <= BOARD_PHOTO_AROUND]
     if not dice:
         return []
-    small, scale = photo_scaled(image, side)
     face, _ = _net()([read_patch(small, photo_patch_transform((*d.centre, side, True), scale)) for d in dice],
                      PHOTO_VIEWS)
     return [d for d, none in zip(dice, face[:, 0]) if 1 - none >= BOARD_PHOTO_SEEN]
