@@ -22,7 +22,8 @@ from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
-                          _point_number, _read_position, _under_pyramid, _working_copy, import_photo)
+                          _point_number, _read_position, _stack_uppers, _under_pyramid, _working_copy,
+                          import_photo)
 from vision.photo_board import FieldFit, _checkers_on_points, field_colour
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
 from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _more_light, _pairing,
@@ -122,19 +123,33 @@ def test_checkers_under_a_piles_upper_layer_are_counted(seed, home, point):
 
 
 @pytest.mark.parametrize("seed, home, point, count", [(930018, "bottom-left", 6, 6), (930029, "bottom-left", 2, 7),
-                                                       (930038, "bottom-left", 19, -7)])
+                                                       (930038, "bottom-left", 19, -7), (930120, "top-right", 19, -7),
+                                                       (930130, "bottom-right", 19, -6)])
 def test_a_second_row_stacked_on_a_row_counts_the_checkers_it_hides(seed, home, point, count):
     """Tournament boards with a second row put on a row of five, each a little toward
-    the tip (seeds 930018, 930029, 930038): only a crescent of the base checker shows
-    past the upper row's first, and the row read five, one or two short. The crescent
-    shows the stack; the step from the upper row's last to the lower row's first that
-    shows says how many lie under it."""
+    the tip (seeds 930018, 930029, 930038, 930120, 930130): only a crescent of the base
+    checker shows past the upper row's first, and the row read five, one or two short.
+    The crescent shows the stack (930120: the lower rim half as contrasty as the upper
+    one's); the short step from the upper row's last to the lower row's first that shows
+    says how many lie under it (930130: the next step read shorter still)."""
     image, _, position = _tournament_render(seed)
     assert position.points()[point - 1] == count
     read = import_photo(image, white="light", home=home)
     assert read.observation.point(point).count_range == (abs(count), abs(count))
     assert read.observation.point(point).confidence <= 0.3
     assert read.position == position, read.reason
+
+
+@pytest.mark.parametrize("slots, uppers", [([0, 0.89, 1.71, 2.69, 3.69], 1),   # 930130 as found
+                                            ([0, 1.17, 2.05, 3.09, 4.17], 2),   # 930045 as found
+                                            ([0, 1.125, 2.125, 2.875, 3.875], 3),
+                                            ([0, 1.125, 2.125, 3.125, 3.875], 4)])
+def test_a_stacks_upper_row_is_counted_from_where_its_checkers_lie(slots, uppers):
+    """The upper row's checkers lie a diameter apart a quarter past the lower row's slots,
+    the base one merged with the crescent under it; the lower ones that show past them lie
+    on their slots. Found positions are off by a tenth of a diameter either way, so the
+    count comes from the whole row's pattern, not from its shortest step."""
+    assert _stack_uppers(_pile(slots)) == uppers
 
 
 def _pile(slots, radius=10.0, first_along=10.0):

@@ -70,7 +70,7 @@ HOLE = 2.2              # a row may skip this many radii (a checker whose outlin
 UNSEEN = 0.3            # confidence of a checker put where a row skips one or a pile's upper layer hides one
 UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this many spreads of its side's colour
 UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
-STACK_STEP = 0.88       # diameters: a step this short in a row is from a stack's upper row to its lower one
+STACK_SHIFT = 0.25      # diameters: a stack's upper checker lies this far toward the tip from the one under it
 HALF_SLOT = 0.6         # diameters: a step this short in a pile is half its row's (a pyramid's) ...
 ON_SLOT = 0.35          # ... whose checkers lie within this many half steps of a slot or a half slot
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
@@ -366,19 +366,17 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
 
 def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, scale: float) -> list[PhotoChecker]:
     """Checkers hidden in a pile on a point: under a pyramid (``_under_pyramid``), or in a
-    stack: a second row put on a row of ``ROW`` (each
-    checker a little toward the tip from the one under it) hides all of the lower row
-    but a crescent at the base and the checkers past its end. Where that crescent shows
-    past the base-most checker found (``lower_rim``), as many lie hidden as the upper
-    row has checkers: those before the row's one short step (under ``STACK_STEP``
-    diameters, from the upper row's last to the first of the lower row that shows), or
-    one when no step is short. A colour's hidden checkers are counted when they are just
-    what it is short of (short of more, a checker went unseen elsewhere too; of fewer, a
-    crescent was a row's first checker's shadow or rim), or its pyramids' alone when
-    those are at least that: a pyramid's shape is firmer evidence than a count, so one
-    hiding more means a checker taken is none, and the colour's count past fifteen makes
-    no position. Stacks' hidden checkers are put a diameter apart from the base, of the
-    row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
+    stack: a second row put on a row of ``ROW`` (each checker ``STACK_SHIFT`` toward the
+    tip from the one under it) hides all of the lower row but a crescent at the base and
+    the checkers past its end. Where that crescent shows past the base-most checker found
+    (``lower_rim``), as many lie hidden as the upper row has checkers (``_stack_uppers``).
+    A colour's hidden checkers are counted when they are just what it is short of (short
+    of more, a checker went unseen elsewhere too; of fewer, a crescent was a row's first
+    checker's shadow or rim), or its pyramids' alone when those are at least that: a
+    pyramid's shape is firmer evidence than a count, so one hiding more means a checker
+    taken is none, and the colour's count past fifteen makes no position. Stacks' hidden
+    checkers are put a diameter apart from the base, of the row's colour, at ``UNSEEN``
+    confidence. ``checkers`` and ``fit`` in image pixels,
     their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
@@ -395,8 +393,7 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
         base = fit.to_image([(u, float(row))])[0]
         if not lower_rim(image, first.x, first.y, first.radius, (float(base[0]), float(base[1]))):
             continue
-        steps = [np.hypot(b.x - a.x, b.y - a.y) / (2 * a.radius) for a, b in zip(stack, stack[1:ROW])]
-        upper = 1 + int(np.argmin(steps)) if min(steps) < STACK_STEP else 1
+        upper = _stack_uppers(stack[:ROW])
         reach = float(np.hypot(base[0] - first.x, base[1] - first.y))
         for k in range(upper):
             f = (2 * k + 1) * first.radius / reach
@@ -411,6 +408,35 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
         elif len(under_pyramids[colour]) >= short[colour]:
             counted += under_pyramids[colour]
     return counted
+
+
+def _along_row(row: list[PhotoChecker]) -> tuple[np.ndarray, np.ndarray]:
+    """The unit vector from a row's first checker to its last, and each checker's distance
+    from the first along it (pixels)."""
+    first = row[0]
+    way = np.array([row[-1].x - first.x, row[-1].y - first.y])
+    way /= max(float(np.linalg.norm(way)), 1e-9)
+    return way, np.array([(c.x - first.x) * way[0] + (c.y - first.y) * way[1] for c in row])
+
+
+def _stack_uppers(row: list[PhotoChecker]) -> int:
+    """How many checkers lie in the upper row of a stack whose first ``ROW`` checkers seen
+    from the point's base are ``row``: the upper row's checkers lie a diameter apart from
+    ``STACK_SHIFT`` past the base slot, the lower row's that show past them a diameter
+    apart on their slots, so the step from the one to the other is short. The base-most
+    checker seen is the upper one and the crescent under it merged, read halfway between
+    them. The count whose pattern fits the checkers' places along the row best (least
+    squares, the row's start and step free)."""
+    t = _along_row(row)[1]
+    best, uppers = np.inf, 1
+    for count in range(1, len(row)):
+        slots = np.arange(len(row)) + np.where(np.arange(len(row)) < count, STACK_SHIFT, 0.0)
+        slots[0] = STACK_SHIFT / 2
+        model = np.stack([np.ones(len(row)), slots], axis=1)
+        misfit = float(np.sum((model @ np.linalg.lstsq(model, t, rcond=None)[0] - t) ** 2))
+        if misfit < best:
+            best, uppers = misfit, count
+    return uppers
 
 
 def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker] | None:
@@ -429,9 +455,7 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker
     first = stack[0]
     if len(stack) < 3 or any(c.colour != first.colour for c in stack):
         return None
-    way = np.array([stack[-1].x - first.x, stack[-1].y - first.y])
-    way /= max(float(np.linalg.norm(way)), 1e-9)
-    t = np.array([(c.x - first.x) * way[0] + (c.y - first.y) * way[1] for c in stack])
+    way, t = _along_row(stack)
     steps = np.diff(t) / (2 * first.radius)
     whole = steps[(steps >= HALF_SLOT) & (steps <= NEXT_SLOT[1] / 2)]
     step = 2 * first.radius * float(np.median(whole) if len(whole) else 2 * np.median(steps))

@@ -394,7 +394,7 @@ def _face_pixels(lab: np.ndarray, x: float, y: float, radius: float, centres: np
 LOWER_BASE = 1.05   # radii from its point's base past which a pile's base-most checker may lie on another
 LOWER_RIM = 20.0    # Lab units its rim (or the shade round it) stands from its face's colour at least
 LOWER_DIP = 0.5     # past the rim the face's colour shows again (within this share of the rim's contrast) ...
-LOWER_RISE = 0.6    # ... and then another rim (this share of the first) before the base
+LOWER_RISE = 0.5    # ... and then another rim (this share of the first) before the base
 LOWER_STEP = 0.06   # radii between the samples of the profile toward the base
 LOWER_WIDE = 0.4    # radii either side of the line to the base the profile takes its median over
 
