@@ -203,6 +203,19 @@ def test_a_pyramid_on_a_point_is_counted(seed, home, point, count):
     assert read.position == position, read.reason
 
 
+@pytest.mark.parametrize("seed, home, point, count", [(930170, "bottom-left", 6, 5), (930175, "top-left", 3, 3)])
+def test_a_round_letter_of_an_overlay_is_the_first_disc_dropped_past_fifteen(seed, home, point, count):
+    """Tournament frames with a broadcast overlay's score line above the board (seeds
+    930170, 930175): a letter's round outline, white on the overlay's dark band, looks
+    like a light checker off the field and outshone a checker in a row on a point, which
+    was dropped as the sixteenth light disc. Past fifteen, discs off the field go first."""
+    image, _, position = _tournament_render(seed)
+    assert position.points()[point - 1] == count
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(point).count_range == (count, count)
+    assert read.position == position, read.reason
+
+
 def test_a_stack_hiding_more_than_its_colour_is_short_of_counts_none():
     """A felt board (seed 410040): seven Black checkers on point 19, two stacked on five,
     and the red point beside point 5's lone Black checker outlined as a second one: Black

@@ -307,8 +307,10 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
                                 place, column, row, along))
     out += _under_layers(under, under_distances, _field_like(list(under), centres, field), out, sides, fit, radius)
     out += _hidden_in_rows(out, radius)
-    # a side has fifteen checkers: beyond that, the faintest outlines are not checkers
-    return [c for colour in COLOURS for c in [k for k in out if k.colour == colour][:CHECKERS]]
+    # a side has fifteen checkers: beyond that, discs off the field (a letter of an overlay,
+    # a clock's knob) and then the faintest outlines are not checkers
+    return [c for colour in COLOURS
+            for c in sorted((k for k in out if k.colour == colour), key=lambda k: k.place == "off")[:CHECKERS]]
 
 
 def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> list[PhotoChecker]:
