@@ -216,6 +216,19 @@ def test_a_round_letter_of_an_overlay_is_the_first_disc_dropped_past_fifteen(see
     assert read.position == position, read.reason
 
 
+def test_a_stack_hiding_what_its_colour_lacks_but_for_a_disc_off_the_field_is_counted():
+    """A tournament frame (seed 930200): six light checkers on point 1, one stacked on five,
+    and the overlay's "6" read as a light checker off the field, so light looked fifteen
+    strong. Fifteen on the board with the one the stack hides: the disc off the field is
+    no checker."""
+    image, _, position = _tournament_render(930200)
+    assert position.points()[0] == 6
+    read = import_photo(image, white="light", home="top-right")
+    assert read.observation.point(1).count_range == (6, 6)
+    assert read.position == position, read.reason
+    assert not any(c.place == "off" and c.colour == "light" for c in read.checkers)
+
+
 def test_a_stack_hiding_more_than_its_colour_is_short_of_counts_none():
     """A felt board (seed 410040): seven Black checkers on point 19, two stacked on five,
     and the red point beside point 5's lone Black checker outlined as a second one: Black

@@ -213,7 +213,7 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     cover = find_cover(work, fit, found, dice_boxes)
     checkers = [c for c in checkers if (c.column, c.row) not in cover.bases]
     board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
-    checkers += _piled_on(image, checkers, board, scale)
+    checkers = _fifteen(checkers + _piled_on(image, checkers, board, scale), off_only=True)
     return _read_position(checkers, board, dice, white, home, cover)
 
 
@@ -307,10 +307,19 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
                                 place, column, row, along))
     out += _under_layers(under, under_distances, _field_like(list(under), centres, field), out, sides, fit, radius)
     out += _hidden_in_rows(out, radius)
-    # a side has fifteen checkers: beyond that, discs off the field (a letter of an overlay,
-    # a clock's knob) and then the faintest outlines are not checkers
-    return [c for colour in COLOURS
-            for c in sorted((k for k in out if k.colour == colour), key=lambda k: k.place == "off")[:CHECKERS]]
+    return _fifteen(out)
+
+
+def _fifteen(checkers: list[PhotoChecker], off_only: bool = False) -> list[PhotoChecker]:
+    """At most fifteen checkers of each colour (``checkers`` clearest first): beyond that,
+    discs off the field (a letter of an overlay, a clock's knob) go first, then the
+    faintest; with ``off_only`` those off the field alone (more than fifteen on the board
+    make no position)."""
+    out = []
+    for colour in COLOURS:
+        mine = sorted((k for k in checkers if k.colour == colour), key=lambda k: k.place == "off")
+        out += mine[:max(CHECKERS, sum(k.place != "off" for k in mine)) if off_only else CHECKERS]
+    return out
 
 
 def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> list[PhotoChecker]:
@@ -372,11 +381,13 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     tip from the one under it) hides all of the lower row but a crescent at the base and
     the checkers past its end. Where that crescent shows past the base-most checker found
     (``lower_rim``), as many lie hidden as the upper row has checkers (``_stack_uppers``).
-    A colour's hidden checkers are counted when they are just what it is short of (short
-    of more, a checker went unseen elsewhere too; of fewer, a crescent was a row's first
-    checker's shadow or rim), or its pyramids' alone when those are at least that: a
-    pyramid's shape is firmer evidence than a count, so one hiding more means a checker
-    taken is none, and the colour's count past fifteen makes no position. Stacks' hidden
+    A colour's hidden checkers are counted when they are just what it is short of, with
+    its discs off the field or without them (then those are no checkers: ``_fifteen``
+    drops them); short of more, a checker went unseen elsewhere too; of fewer, a crescent
+    was a row's first checker's shadow or rim. Its pyramids' alone are counted when those
+    are at least that: a pyramid's shape is firmer evidence than a count, so one hiding
+    more means a checker taken is none, and the colour's count past fifteen makes no
+    position. Stacks' hidden
     checkers are put a diameter apart from the base, of the row's colour, at ``UNSEEN``
     confidence. ``checkers`` and ``fit`` in image pixels,
     their ``along`` at the working ``scale``."""
@@ -403,9 +414,11 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
                 base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius, first.colour,
                 UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
     short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
+    short_on_board = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour and c.place != "off")
+                      for colour in COLOURS}
     counted = []
     for colour in COLOURS:
-        if len(under_pyramids[colour]) + len(hidden[colour]) == short[colour]:
+        if len(under_pyramids[colour]) + len(hidden[colour]) in (short[colour], short_on_board[colour]):
             counted += under_pyramids[colour] + hidden[colour]
         elif len(under_pyramids[colour]) >= short[colour]:
             counted += under_pyramids[colour]
