@@ -393,8 +393,8 @@ def _face_pixels(lab: np.ndarray, x: float, y: float, radius: float, centres: np
 
 LOWER_BASE = 1.05   # radii from its point's base past which a pile's base-most checker may lie on another
 LOWER_RIM = 20.0    # Lab units its rim (or the shade round it) stands from its face's colour at least
-LOWER_DIP = 0.5     # past the rim the face's colour shows again (within this share of the rim's contrast) ...
-LOWER_RISE = 0.5    # ... and then another rim (this share of the first) before the base
+LOWER_DIP = 0.75    # past the rim the face's colour (or the shade on it) shows again, within this share of the
+LOWER_RISE = 0.5    # rim's contrast, and then another rim: this share of the first's, rising out of that dip
 LOWER_STEP = 0.06   # radii between the samples of the profile toward the base
 LOWER_WIDE = 0.4    # radii either side of the line to the base the profile takes its median over
 
@@ -406,8 +406,9 @@ def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[
     A checker put on the base-most one of a row, a little toward the tip, hides all of
     it but a crescent at the base: from the top checker's centre toward the base its
     face's colour gives way to its rim (or the shade at its edge), comes back over the
-    crescent and gives way again at the lower checker's rim, where a single checker's
-    gives way once, to the point or the case. Only a checker lying ``LOWER_BASE`` radii
+    crescent (a light checker's in the top one's shade comes back only part way) and
+    gives way again at the lower checker's rim, rising out of that dip, where a single
+    checker's gives way once, to the point or the case. Only a checker lying ``LOWER_BASE`` radii
     or more from the base leaves room for a crescent."""
     along = np.array(base, float) - (x, y)
     reach = float(np.hypot(*along))
@@ -436,12 +437,12 @@ def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[
     if not rim:
         return False
     first = profile[rim[0]]
-    dip = 0
+    dip, low = 0, np.inf
     for value in profile[rim[0] + 1:]:
+        if dip >= 2 and value >= LOWER_RISE * first and value >= low / LOWER_DIP:
+            return True
         if value <= LOWER_DIP * first:
-            dip += 1
+            dip, low = dip + 1, min(low, value)
         elif value >= LOWER_RISE * first:
-            if dip >= 2:
-                return True
-            dip = 0
+            dip, low = 0, np.inf
     return False
