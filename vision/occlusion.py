@@ -310,8 +310,8 @@ def explained_mask(model, highest: np.ndarray, shape, things: Sequence[tuple[flo
             length, half = min(count + 1.5, model.field_height / 2), 0.75
         else:
             length, half = (count + 1.5) * ON_EDGE_STEP + 0.2, model.tray_width / 2
-        corners = np.array([base - across * half * s, base + across * half * s,
-                            base + across * half * s + along * length * s, base - across * half * s + along * length * s])
+        side, reach = across * half * s, along * length * s
+        corners = np.array([base - side, base + side, base + side + reach, base - side + reach])
         cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), OUTLINED)
     for centre in rows:
         cv2.circle(mask, centre, r, OUTLINED, -1)
