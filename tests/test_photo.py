@@ -128,12 +128,13 @@ def test_checkers_under_a_piles_upper_layer_are_counted(seed, home, point):
                                                        (930213, "bottom-left", 1, 6)])
 def test_a_second_row_stacked_on_a_row_counts_the_checkers_it_hides(seed, home, point, count):
     """Tournament boards with a second row put on a row of five, each a little toward
-    the tip (seeds 930018, 930029, 930038, 930120, 930130): only a crescent of the base
-    checker shows past the upper row's first, and the row read five, one or two short.
-    The crescent shows the stack (930120: the lower rim half as contrasty as the upper
-    one's; 930206, 930213: light checkers, the crescent in the upper one's shade comes
-    back only part way to the face's colour); the short step from the upper row's last to the lower row's first that shows
-    says how many lie under it (930130: the next step read shorter still)."""
+    the tip (seeds 930018, 930029, 930038, 930120, 930130, 930206, 930213): only a
+    crescent of the base checker shows past the upper row's first, and the row read
+    five, one to three short. The crescent shows the stack (930120: the lower rim half
+    as contrasty as the upper one's; 930206, 930213: light checkers, the crescent in the
+    upper one's shade comes back only part way to the face's colour); where the row's
+    checkers lie says how many lie under it (``_stack_uppers``; 930130: the step after
+    the short one read shorter still)."""
     image, _, position = _tournament_render(seed)
     assert position.points()[point - 1] == count
     read = import_photo(image, white="light", home=home)
