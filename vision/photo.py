@@ -387,9 +387,8 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     was a row's first checker's shadow or rim. Its pyramids' alone are counted when those
     are at least that: a pyramid's shape is firmer evidence than a count, so one hiding
     more means a checker taken is none, and the colour's count past fifteen makes no
-    position. Stacks' hidden
-    checkers are put a diameter apart from the base, of the row's colour, at ``UNSEEN``
-    confidence. ``checkers`` and ``fit`` in image pixels,
+    position. Stacks' hidden checkers are put a diameter apart from the base, of the
+    row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
     their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
@@ -414,11 +413,10 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
                 base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius, first.colour,
                 UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
     short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
-    short_on_board = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour and c.place != "off")
-                      for colour in COLOURS}
+    off = {colour: sum(1 for c in checkers if c.colour == colour and c.place == "off") for colour in COLOURS}
     counted = []
     for colour in COLOURS:
-        if len(under_pyramids[colour]) + len(hidden[colour]) in (short[colour], short_on_board[colour]):
+        if len(under_pyramids[colour]) + len(hidden[colour]) in (short[colour], short[colour] + off[colour]):
             counted += under_pyramids[colour] + hidden[colour]
         elif len(under_pyramids[colour]) >= short[colour]:
             counted += under_pyramids[colour]
@@ -444,8 +442,9 @@ def _stack_uppers(row: list[PhotoChecker]) -> int:
     squares, the row's start and step free)."""
     t = _along_row(row)[1]
     best, uppers = np.inf, 1
+    index = np.arange(len(row))
     for count in range(1, len(row)):
-        slots = np.arange(len(row)) + np.where(np.arange(len(row)) < count, STACK_SHIFT, 0.0)
+        slots = index + np.where(index < count, STACK_SHIFT, 0.0)
         slots[0] = STACK_SHIFT / 2
         model = np.stack([np.ones(len(row)), slots], axis=1)
         misfit = float(np.sum((model @ np.linalg.lstsq(model, t, rcond=None)[0] - t) ** 2))

@@ -408,8 +408,8 @@ def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[
     face's colour gives way to its rim (or the shade at its edge), comes back over the
     crescent (a light checker's in the top one's shade comes back only part way) and
     gives way again at the lower checker's rim, rising out of that dip, where a single
-    checker's gives way once, to the point or the case. Only a checker lying ``LOWER_BASE`` radii
-    or more from the base leaves room for a crescent."""
+    checker's gives way once, to the point or the case. Only a checker lying
+    ``LOWER_BASE`` radii or more from the base leaves room for a crescent."""
     along = np.array(base, float) - (x, y)
     reach = float(np.hypot(*along))
     if reach < LOWER_BASE * radius:
@@ -443,6 +443,6 @@ def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[
             return True
         if value <= LOWER_DIP * first:
             dip, low = dip + 1, min(low, value)
-        elif value >= LOWER_RISE * first:
+        else:                           # back at the rim's level before any dip: start again
             dip, low = 0, np.inf
     return False
