@@ -8,6 +8,7 @@ tests hold the counts and the detections to the level bench/boards.py measures.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -24,10 +25,11 @@ from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
                           _point_number, _read_position, _stack_uppers, _under_pyramid, _working_copy,
                           import_photo)
-from vision.photo_board import FieldFit, _checkers_on_points, field_colour
+from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _moved_ends, _within, field_colour, find_field,
+                                refine)
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
-from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _more_light, _pairing,
-                                _rail_crossings, _skipped_bases, _standing_out)
+from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _light, _more_light,
+                                _pairing, _rail_crossings, _shade_alone, _skipped_bases, _standing_out)
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -595,6 +597,24 @@ def test_a_field_leaving_a_rows_first_checkers_beyond_its_base_scores_lower():
     assert _checkers_on_points(short, discs, 50.0) < _checkers_on_points(full, discs, 50.0)
 
 
+@pytest.mark.parametrize("style", ["classic", "tournament"])
+@pytest.mark.parametrize("moved", [-0.08, 0.08])
+def test_a_field_end_pulled_aside_is_moved_back(style, moved):
+    """An arm over one end of the board pulls the field found there by most of a point (the
+    bar widened to keep the other half's points where they are) and refining it stays
+    there; trying each end and base anew, the other half held, puts it back."""
+    image, _ = render(Position.initial(), seed=3, style=style, size=(800, 450), conditions=Conditions.clean())
+    radius = checker_radius(image)
+    discs = find_discs(image, radius, 0.3)
+    centres = np.array([(d.x, d.y) for d in discs if d.support >= 0.5])
+    fit = find_field(image, centres, radius)
+    edges = EdgeImage(image)
+    pulled = refine(edges, replace(_within(fit, moved, 1, 0, 1), bar=(fit.bar - moved) / (1 - moved)), centres, radius)
+    width = fit.point_width_px()
+    assert np.abs(pulled.corners - fit.corners).max() > 0.5 * width
+    assert np.abs(_moved_ends(edges, pulled, centres, radius).corners - fit.corners).max() < 0.2 * width
+
+
 # ---------------------------------------------------------------------------- bad input
 def test_a_side_lit_in_two_shades_is_one_side_not_joined_to_the_other():
     """Fifteen white checkers, and fifteen dark ones of which eight are lit grey by the lamp:
@@ -693,6 +713,58 @@ def test_more_light_on_a_points_colours_is_no_hand():
     reference = np.array([_lab_cell(ref, 10.0) for ref, *_ in cases])
     colours = np.array([_lab_cell(cell, 10.0 + edges) for _, cell, edges, _ in cases])
     assert list(_more_light(colours, reference)) == [lit for *_, lit in cases]
+
+
+def test_light_on_a_points_colours_is_no_hand():
+    """A lamp's pool, a glare or a shadow on the field shows a cell's own colours under
+    more or less light, with its own edges: ``_light`` gives how much (the cell's colour
+    against its reference's). A hand has its colours and outline, and a grey sleeve over a
+    black point shows more than a lamp gives."""
+    cream, red, black = (200, 215, 225), (40, 40, 160), (30, 30, 30)
+    cases = [(cream, np.multiply(cream, 1.15), 0, True),          # a lamp's pool on the field
+             (red, np.multiply(red, 1.5), 0, True),               # ... on a red point
+             (red, np.add(np.multiply(red, 1.3), 38), 0, True),   # ... with a glare's white on it
+             (black, np.multiply(black, 2.3), 0, True),           # a glare on a black point
+             (black, (150, 150, 150), 0, False),                  # a grey sleeve over it
+             (cream, (140, 165, 205), 0, False),                  # skin over the field
+             (red, (130, 150, 190), 0, False),                    # ... over a red point
+             (cream, np.multiply(cream, 0.65), 0, True),          # a shadow
+             (cream, np.multiply(cream, 0.65), 3 * DIFFERENT, False),   # a hand's outline in it
+             (cream, np.multiply(cream, 1.15), 3 * DIFFERENT, False)]   # a pale hand's outline
+    reference = np.array([_lab_cell(ref, 10.0) for ref, *_ in cases])
+    colours = np.array([_lab_cell(cell, 10.0 + edges) for _, cell, edges, _ in cases])
+    for (ref, cell, _, lit), got in zip(cases, _light(colours, reference)):
+        gain = np.linalg.norm(np.clip(cell, 0, 255)) / np.linalg.norm(ref)
+        assert (got == pytest.approx(gain, rel=0.05) if lit else np.isnan(got)), (ref, cell, got)
+
+
+def test_a_patch_the_light_explains_throughout_is_no_hand():
+    """Cells standing out together: a patch lit or shaded throughout is the light's
+    (``_shade_alone`` drops it); one with a cell the light does not explain is kept whole,
+    its shadow and all (a hand's shadow lies beside the hand)."""
+    out = np.zeros((2, 12, 4), bool)
+    light = np.full(out.shape, np.nan)
+    out[0, 2:5, 1] = True                 # a shadow across three points
+    light[0, 2:5, 1] = 0.6
+    out[1, 6:9, 0] = True                 # fingertips beside their shadow
+    light[1, 6:8, 0] = 0.6
+    kept = _shade_alone(out, light)
+    assert not kept[0].any()
+    assert sorted(zip(*np.nonzero(kept[1]))) == [(6, 0), (7, 0), (8, 0)]
+
+
+@pytest.mark.parametrize("seed, home", [(930143, "top-left"), (930183, "top-right"), (930194, "bottom-right"),
+                                        (930252, "bottom-right")])
+def test_a_shadow_or_a_lamp_over_the_field_is_no_hand(seed, home):
+    """Tournament boards under uneven light: a shadow cast across the middle of the field
+    (seeds 930143, 930252), black points lit well beyond their colour (930183, 930194)
+    and red ones under a glare's white (930194). Their cells stood out, a patch of them
+    was called a hand and no position made; the light explains each patch throughout."""
+    image, truth, position = _tournament_render(seed)
+    assert not truth.occluded_points
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.settled
+    assert read.position == position, read.reason
 
 
 @pytest.mark.parametrize("seed, home", [(930035, "bottom-left"), (930054, "top-left"), (930055, "bottom-right")])

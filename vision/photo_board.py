@@ -411,7 +411,32 @@ def find_field(image: np.ndarray, discs: np.ndarray | None = None, radius: float
         fit = refine(fine, align(coarse, fine, seed, discs, radius), discs, radius)
         if best is None or fit.score > best.score:
             best = fit
-    return best
+    return _moved_ends(fine, best, discs, radius)
+
+
+END_REACH = 0.12         # of the field's length or height: how far an end or a base found may lie from the true one
+MOVED_BETTER = 0.3       # score by which a field with an end moved must beat the one found
+
+
+def _moved_ends(edges: EdgeImage, fit: FieldFit, discs: np.ndarray | None, radius: float | None) -> FieldFit:
+    """``fit`` with one end moved (the other half of the field held where it is, the bar
+    wider or narrower) or one base moved, within ``END_REACH``, and refined, where that
+    scores ``MOVED_BETTER`` more. An arm or a card over one end of the board takes the
+    outline seeds and the search about them there; the other half's points, found, stay
+    right. A little more is no proof: an arm's own edges along an end score a little too."""
+    best = fit
+    offsets = np.arange(-END_REACH, END_REACH + 1e-9, 0.005)
+    while True:
+        trials = []
+        for k in offsets:
+            for bar, box in (((best.bar - k) / (1 - k), (k, 1, 0, 1)), ((best.bar + k) / (1 + k), (0, 1 + k, 0, 1))):
+                if 0.01 < bar < 0.25:
+                    trials.append(replace(_within(best, *box), bar=bar))
+            trials += [_within(best, 0, 1, k, 1), _within(best, 0, 1, 0, 1 + k)]
+        scored = max((replace(t, score=field_score(edges, t, discs, radius)) for t in trials), key=lambda t: t.score)
+        if scored.score <= best.score + 1e-4:
+            return best if best.score >= fit.score + MOVED_BETTER else fit
+        best = refine(edges, scored, discs, radius)
 
 
 FIELD_SAMPLES = 200      # samples of the field's colour that must show for it to be known

@@ -7,6 +7,9 @@ half a point wide from its base, is compared cell by cell with the median of its
 colour's other points where no checker or die was found. A cell that stands out from
 them (by ``STAND_OUT`` times their spread and at least ``DIFFERENT`` Lab units) shows
 something the photo does not explain: a hand, an arm, a card, a checker not found.
+Unless the light does: a cell showing its colours and edges under more light (a lamp's
+pool, a glare) is lit, and a patch of cells under less light, or black points under far
+more, with nothing else standing out in it is a shadow or a lamp, not a hand.
 
 A point's count is only sure when the place of its next checker (a diameter beyond the
 last one found, or at its base) is seen bare; a point whose next place stands out may
@@ -51,8 +54,10 @@ OCCUPIED = 0.2          # share of a cell a checker or die found may cover for i
 AROUND = 1.1            # radii round a checker found that are its own
 BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base ...
 MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
-MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) ...
-SAME_HUE = 0.05         # ... give or take this share of them, and edges within DIFFERENT, is lit, not covered
+MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered;
+MAYBE_LIT = (0.5, 4.0)  # ... this much (a shadow, or a black point under a lamp), a glare's white added, is
+GLARE = (0.0, 0.05, 0.1, 0.15, 0.2)  # (BGR 0..1) where nothing else stands out with it (no hand's patch) ...
+SAME_HUE = 0.05         # ... give or take this share of them, with edges within DIFFERENT of theirs
 SKIPPED = 1.5           # a row starting this many radii further from its base than the photo's rows skips a place
 
 
@@ -127,6 +132,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     colours, bare = _cells(straight, seen, occupied, centres, cells, height)
     kind, distance, spread, reference = _pairing(colours, bare)
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
+    patches = _shade_alone(out, _light(colours, reference))
     lone = {key: stack[0] for key, stack in stacks.items() if len(stack) == 1}
     bases = set()
     if lone:
@@ -151,7 +157,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
         # seen on no rail came in where the rail is not read (over the bar's hinges, the
         # field's ends) and may lie along the points from their bases
         facing = any(r != row for r, _ in crossings) or not crossings
-        count, _, stats, _ = cv2.connectedComponentsWithStats(out[row].T.astype(np.uint8), connectivity=8)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(patches[row].T.astype(np.uint8), connectivity=8)
         for k in range(1, count):
             if stats[k, cv2.CC_STAT_AREA] < PATCH:
                 continue
@@ -283,15 +289,50 @@ def _standing_out(bare: np.ndarray, distance: np.ndarray, spread: np.ndarray) ->
     return bare & (distance > STAND_OUT * spread) & (distance > DIFFERENT)
 
 
+def _light(colours: np.ndarray, reference: np.ndarray, glare=GLARE, edges_lit: bool = True) -> np.ndarray:
+    """How much light (a gain on BGR, a glare's in it) shows each cell as its reference's
+    colours under that light, within ``SAME_HUE``, a glare's white (one of ``glare``) added,
+    with its edges within ``DIFFERENT`` (of the reference's, or, ``edges_lit``, of them
+    under the light or under none: a cell the light's edge crosses shows both); NaN where
+    none does or the gain lies beyond ``MAYBE_LIT``. A lamp's pool, a glare or a shadow
+    changes how much light falls on the field, not its colours or drawing; a hand has its
+    own colours and outline."""
+    cell, ref = (_bgr(c[..., :3])[..., None, :] for c in (colours, reference))
+    white = np.asarray(glare, np.float64)[:, None]
+    scale = np.maximum(np.linalg.norm(ref, axis=-1), 1e-3)
+    lit = ((cell - white) * ref).sum(axis=-1)[..., None] / scale[..., None] ** 2 * ref + white
+    gain = np.linalg.norm(lit, axis=-1) / scale
+    edges, own = colours[..., 3:4], reference[..., 3:4]
+    lit_edges = np.clip(edges, np.minimum(gain, 1) * own, np.maximum(gain, 1) * own) if edges_lit else own
+    fits = ((np.linalg.norm(cell - lit, axis=-1) <= SAME_HUE * np.linalg.norm(lit, axis=-1))
+            & (MAYBE_LIT[0] <= gain) & (gain <= MAYBE_LIT[1]) & (np.abs(edges - lit_edges) < DIFFERENT))
+    first = fits.argmax(axis=-1)[..., None]
+    return np.where(fits.any(axis=-1), np.take_along_axis(gain, first, axis=-1)[..., 0], np.nan)
+
+
 def _more_light(colours: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Which cells show their reference's colours under more light (``MORE_LIGHT``, within
-    ``SAME_HUE``) with its edges: a lamp's pool or a glare on the field, not a hand (a hand
-    has its own colours and outline, and its shadow darkens what it falls on)."""
-    cell, ref = (_bgr(c[..., :3]) for c in (colours, reference))
-    gain = (cell * ref).sum(axis=-1) / np.maximum((ref * ref).sum(axis=-1), 1e-6)
-    off = np.linalg.norm(cell - gain[..., None] * ref, axis=-1)
-    return ((MORE_LIGHT[0] < gain) & (gain <= MORE_LIGHT[1]) & (off <= SAME_HUE * gain * np.linalg.norm(ref, axis=-1))
-            & (np.abs(colours[..., 3] - reference[..., 3]) < DIFFERENT))
+    """Which cells show their reference's colours and edges under more light
+    (``MORE_LIGHT``, no glare's white): a lamp's pool or a glare on the field, not a hand,
+    wherever they lie (a hand has its own colours and outline, and its shadow darkens what
+    it falls on)."""
+    gain = _light(colours, reference, glare=(0.0,), edges_lit=False)
+    return (MORE_LIGHT[0] < gain) & (gain <= MORE_LIGHT[1])
+
+
+def _shade_alone(out: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """``out`` (cells standing out, (rows, columns, cells)) without the patches (cells
+    standing out together along a row) that ``light`` explains throughout: a shadow cast
+    across the field, or a lamp over a black point. A hand's shadow lies beside the hand,
+    whose own colours stand out in the same patch."""
+    out = out.copy()
+    lit = np.isfinite(light)
+    for row in range(out.shape[0]):
+        count, labels = cv2.connectedComponents(out[row].astype(np.uint8), connectivity=8)
+        for k in range(1, count):
+            patch = labels == k
+            if lit[row][patch].all():
+                out[row][patch] = False
+    return out
 
 
 def _bgr(lab: np.ndarray) -> np.ndarray:
