@@ -25,11 +25,11 @@ from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
                           _point_number, _read_position, _stack_uppers, _under_pyramid, _working_copy,
                           import_photo)
-from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _moved_ends, _within, field_colour, find_field,
-                                refine)
+from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _moved_ends, _within, field_colour,
+                                find_field, refine)
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
 from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _light, _more_light,
-                                _pairing, _rail_crossings, _shade_alone, _skipped_bases, _standing_out)
+                                _pairing, _rail_crossings, _skipped_bases, _standing_out, _without_lit_patches)
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -740,15 +740,15 @@ def test_light_on_a_points_colours_is_no_hand():
 
 def test_a_patch_the_light_explains_throughout_is_no_hand():
     """Cells standing out together: a patch lit or shaded throughout is the light's
-    (``_shade_alone`` drops it); one with a cell the light does not explain is kept whole,
-    its shadow and all (a hand's shadow lies beside the hand)."""
+    (``_without_lit_patches`` drops it); one with a cell the light does not explain is kept
+    whole, its shadow and all (a hand's shadow lies beside the hand)."""
     out = np.zeros((2, 12, 4), bool)
     light = np.full(out.shape, np.nan)
     out[0, 2:5, 1] = True                 # a shadow across three points
     light[0, 2:5, 1] = 0.6
     out[1, 6:9, 0] = True                 # fingertips beside their shadow
     light[1, 6:8, 0] = 0.6
-    kept = _shade_alone(out, light)
+    kept = _without_lit_patches(out, light)
     assert not kept[0].any()
     assert sorted(zip(*np.nonzero(kept[1]))) == [(6, 0), (7, 0), (8, 0)]
 

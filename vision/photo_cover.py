@@ -54,10 +54,10 @@ OCCUPIED = 0.2          # share of a cell a checker or die found may cover for i
 AROUND = 1.1            # radii round a checker found that are its own
 BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base ...
 MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
-MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered;
-MAYBE_LIT = (0.5, 4.0)  # ... this much (a shadow, or a black point under a lamp), a glare's white added, is
-GLARE = (0.0, 0.05, 0.1, 0.15, 0.2)  # (BGR 0..1) where nothing else stands out with it (no hand's patch) ...
-SAME_HUE = 0.05         # ... give or take this share of them, with edges within DIFFERENT of theirs
+MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered
+MAYBE_LIT = (0.5, 4.0)  # a patch lit this much throughout (a shadow, a lamp over black points) is no hand ...
+GLARE = (0.0, 0.05, 0.1, 0.15, 0.2)  # ... a glare's white (BGR 0..1) added to its cells' colours
+SAME_HUE = 0.05         # a lit cell's colours, give or take this share of them, its edges within DIFFERENT
 SKIPPED = 1.5           # a row starting this many radii further from its base than the photo's rows skips a place
 
 
@@ -132,7 +132,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     colours, bare = _cells(straight, seen, occupied, centres, cells, height)
     kind, distance, spread, reference = _pairing(colours, bare)
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
-    patches = _shade_alone(out, _light(colours, reference))
+    patches = _without_lit_patches(out, _light(colours, reference))
     lone = {key: stack[0] for key, stack in stacks.items() if len(stack) == 1}
     bases = set()
     if lone:
@@ -319,7 +319,7 @@ def _more_light(colours: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return (MORE_LIGHT[0] < gain) & (gain <= MORE_LIGHT[1])
 
 
-def _shade_alone(out: np.ndarray, light: np.ndarray) -> np.ndarray:
+def _without_lit_patches(out: np.ndarray, light: np.ndarray) -> np.ndarray:
     """``out`` (cells standing out, (rows, columns, cells)) without the patches (cells
     standing out together along a row) that ``light`` explains throughout: a shadow cast
     across the field, or a lamp over a black point. A hand's shadow lies beside the hand,
