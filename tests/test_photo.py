@@ -324,6 +324,19 @@ def test_black_checkers_on_a_black_bar_are_found(seed, home, black):
     assert read.position == position, read.reason
 
 
+def test_a_lit_black_checker_on_a_wooden_bar_is_found():
+    """A classic board under random light (seed 470057): Black's checker on the bar below
+    the cube shows a perfect outline (0.99) but its face, lit and ringed by its lighter
+    rim, lies 6.4 spreads from Black's colour (White's 14): beyond the five a bar checker
+    may lie, it was not taken and Black was one short. A clear outline on the bar may be
+    lit as much as a row along a point."""
+    image, _, position = _seeded_render(470057, style="classic", size=(960, 540), difficulty=0.5)
+    assert position.bar(BLACK) == 1
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.observation.bar["black"] == (1, 1)
+    assert read.position == position, read.reason
+
+
 def test_a_small_board_on_a_mottled_table_is_read_at_its_checkers_radius():
     """A tournament board far from a tilted camera, turned on a mottled table (seed 930012):
     the table's blotches, four times a checker's size, outline a few faint discs whose
@@ -389,6 +402,20 @@ def test_the_bare_base_of_a_point_of_a_sides_colour_is_no_checker():
     read = import_photo(image, white="light", home=home)
     assert read.observation.point(5).count == 0 and read.observation.point(15).count == 0
     assert read.position is None and read.reason == "2 dark checkers not found"
+
+
+@pytest.mark.parametrize("seed, style, home, point", [(470069, "blue", "top-left", 17), (470093, "felt", "top-right", 17),
+                                                     (470016, "felt", "bottom-right", 19)])
+def test_a_lone_checker_with_a_clear_outline_is_no_bare_base(seed, style, home, point):
+    """A red checker alone on a red point (blue and felt boards under random camera and
+    light) looks like the bare red points' bases, as a base's own outline does; but its
+    outline is a clear, closed circle (0.85 to 0.96 of it seen, a base's 0.65 to 0.7):
+    it was dropped as a base and the photo made no position."""
+    image, _, position = _seeded_render(seed, style=style, size=(960, 540), difficulty=0.5)
+    assert position.points()[point - 1] == -1
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(point).signed == -1
+    assert read.position == position, read.reason
 
 
 def test_the_cream_fields_grain_is_no_checker():
@@ -654,6 +681,19 @@ def test_a_hand_over_points_leaves_them_unsure_and_the_photo_unsettled(style, ta
     assert not [p.point for p in covered if p.certain]
 
 
+def test_skin_over_a_dark_wooden_point_is_no_lamp():
+    """A hand over White's ace point on a classic board (the opening, two Black checkers
+    there): the palm over the dark wood looks like the point under half as much light again,
+    a knuckle beyond it does not. It was taken for a lamp's pool and point 1 read a sure 0."""
+    image, truth = render(Position.initial(), dice=(3, 1), seed=11, style="classic", size=(960, 540),
+                          conditions=Conditions.clean(), home="bottom-right",
+                          hand=Hand(target=24, side="white", reach=0.6))
+    assert truth.occluded_points == (1,)
+    read = import_photo(image, white="light", home="bottom-right")
+    assert not read.observation.settled
+    assert not read.observation.point(1).certain
+
+
 @pytest.mark.parametrize("seed", [410004, 410014])
 def test_cells_standing_out_on_their_own_beside_a_hand_are_part_of_it(seed):
     """A hand the colour of the wood (seeds 410004, 410014) stands out as a patch only in
@@ -740,17 +780,24 @@ def test_light_on_a_points_colours_is_no_hand():
 
 def test_a_patch_the_light_explains_throughout_is_no_hand():
     """Cells standing out together: a patch lit or shaded throughout is the light's
-    (``_without_lit_patches`` drops it); one with a cell the light does not explain is kept
-    whole, its shadow and all (a hand's shadow lies beside the hand)."""
-    out = np.zeros((2, 12, 4), bool)
+    (``_without_lit_patches`` drops it); one with a cell the light does not explain, in it
+    or two cells from it, is kept whole, its shadow and all (a hand's shadow lies beside
+    the hand; skin over a dark wooden point can look like the point under more light)."""
+    out = np.zeros((2, 12, 8), bool)
     light = np.full(out.shape, np.nan)
     out[0, 2:5, 1] = True                 # a shadow across three points
     light[0, 2:5, 1] = 0.6
     out[1, 6:9, 0] = True                 # fingertips beside their shadow
     light[1, 6:8, 0] = 0.6
+    out[1, 0, [0, 1, 2, 5]] = True        # a palm lit alike, a knuckle two cells on
+    light[1, 0, :3] = 1.6
     kept = _without_lit_patches(out, light)
     assert not kept[0].any()
-    assert sorted(zip(*np.nonzero(kept[1]))) == [(6, 0), (7, 0), (8, 0)]
+    assert sorted(zip(*np.nonzero(kept[1]))) == [(0, 0), (0, 1), (0, 2), (0, 5), (6, 0), (7, 0), (8, 0)]
+    out[1, 0, 5] = False                  # three cells on, the knuckle is no part of it
+    out[1, 1, 6] = True
+    kept = _without_lit_patches(out, light)
+    assert not kept[1, 0, :3].any() and kept[1, 1, 6]
 
 
 @pytest.mark.parametrize("seed, home", [(930143, "top-left"), (930183, "top-right"), (930194, "bottom-right"),

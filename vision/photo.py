@@ -17,7 +17,7 @@ the other corners make.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -42,6 +42,7 @@ WORK_SIDE = 800         # photos are read at most this many pixels on their long
 FINE_RADIUS = 12.0      # ... unless their checkers' radius would then be under this many pixels
 CANDIDATE = 0.35        # outline support for a disc to be considered at all
 STRONG = 0.65           # ... to count as a checker on its own anywhere
+CLEAR_OUTLINE = 0.8     # ... and, alone on a point, to be no point's base (a base outlines 0.65..0.7 of one)
 EVEN_SUPPORT = 0.45     # outline support at which a disc is as likely a checker as not ...
 EVEN_SHARE = 0.6        # ... or this share of the clearest checkers' support, if more
 SUPPORT_SLOPE = 12.0    # log-odds of a checker per unit of support
@@ -86,7 +87,8 @@ class PhotoChecker:
     ``confidence`` (0..1) and where it stands: ``column`` 0..11 across the field from the
     fit's first corner and ``row`` 0 (the fit's y=0 side) or 1, or ``place`` 'bar' or 'off'
     (outside the field); ``location`` is White's point number 1..24, 'bar' or 'off'
-    once the orientation is chosen."""
+    once the orientation is chosen; ``outline`` the share of its outline seen as a disc's
+    edge (0 for one put where a row or pile hides it)."""
 
     x: float
     y: float
@@ -98,6 +100,7 @@ class PhotoChecker:
     row: int | None = None
     along: float = 0.0
     location: int | str | None = None
+    outline: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -211,7 +214,7 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
         return PhotoRead(None, tuple(checkers), Observation(False, False, dice=dice), None,
                          "no board field found")
     cover = find_cover(work, fit, found, dice_boxes)
-    checkers = [c for c in checkers if (c.column, c.row) not in cover.bases]
+    checkers = [c for c in checkers if (c.column, c.row) not in cover.bases or c.outline >= CLEAR_OUTLINE]
     board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
     checkers = _fifteen(checkers + _piled_on(image, checkers, board, scale), off_only=True)
     return _read_position(checkers, board, dice, white, home, cover)
@@ -245,7 +248,7 @@ def _unread(dice: tuple[DieRead, ...], reason: str) -> PhotoRead:
 
 
 def _scaled(c: PhotoChecker, f: float) -> PhotoChecker:
-    return PhotoChecker(c.x * f, c.y * f, c.radius * f, c.colour, c.confidence, c.place, c.column, c.row, c.along)
+    return replace(c, x=c.x * f, y=c.y * f, radius=c.radius * f)
 
 
 # ------------------------------------------------------------------ which discs are checkers
@@ -258,7 +261,8 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     lie in a row from the point's base (``_row``). Off the field and on the bar only a
     clear, closed outline will do, of a colour close to its side's off the field (cups and
     clocks stand there) and of its side's on the bar (a dark checker on a dark bar shows
-    its rim more than its face), and no die unless the die was read in its middle (a
+    its rim more than its face; one whose outline is clearer still may be lit as much as
+    a row along a point), and no die unless the die was read in its middle (a
     glossy checker's highlight); nothing in the bar's middle, where the cube waits. How
     clear an outline must be is judged against the photo's clearest ones.
     """
@@ -285,9 +289,10 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
         if place == "point":
             if d.gap <= OPEN:
                 rows.setdefault((column, row), []).append(i)
-        elif (place != "cube" and clear_of_dice[i] and d.support >= STRONG and d.gap <= CLOSED
-              and distance[i] <= (COLOUR_SPREAD if place == "bar" else COLOUR_SPREAD / 2)):
-            taken.add(i)
+        elif place != "cube" and clear_of_dice[i] and d.support >= STRONG and d.gap <= CLOSED:
+            spreads = COLOUR_SPREAD / 2 if place == "off" else ROW_COLOUR if d.support >= CLEAR_OUTLINE else COLOUR_SPREAD
+            if distance[i] <= spreads:
+                taken.add(i)
     labels = labels.copy()
     sides = {}
     for key, members in rows.items():
@@ -304,7 +309,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
         confidence = float(np.clip(min((d.support - CANDIDATE) / (STRONG - CANDIDATE),
                                        1.0 - distance[i] / (2 * COLOUR_SPREAD)), 0.0, 1.0))
         out.append(PhotoChecker(d.x, d.y, d.radius, "light" if labels[i] == 1 else "dark", confidence,
-                                place, column, row, along))
+                                place, column, row, along, outline=d.support))
     out += _under_layers(under, under_distances, _field_like(list(under), centres, field), out, sides, fit, radius)
     out += _hidden_in_rows(out, radius)
     return _fifteen(out)
@@ -693,8 +698,7 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
         loc: int | str = c.place
         if c.place == "point":
             loc = _point_number(c.column, c.row, corner)
-        located.append(PhotoChecker(c.x, c.y, c.radius, c.colour, c.confidence, c.place, c.column, c.row,
-                                    c.along, loc))
+        located.append(replace(c, location=loc))
     ranges = [(abs(n), abs(n)) for n in signed]
     off: dict[str, tuple[int, int]] = {}
     unsure_text: list[str] = []

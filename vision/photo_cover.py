@@ -57,6 +57,7 @@ MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
 MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered
 MAYBE_LIT = (0.5, 4.0)  # a patch lit this much throughout (a shadow, a lamp over black points) is no hand ...
 GLARE = (0.0, 0.05, 0.1, 0.15, 0.2)  # ... a glare's white (BGR 0..1) added to its cells' colours
+LIT_GAP = 2             # cells standing out this many cells apart (even) are one patch when the light is judged
 SAME_HUE = 0.05         # a lit cell's colours, give or take this share of them, its edges within DIFFERENT
 SKIPPED = 1.5           # a row starting this many radii further from its base than the photo's rows skips a place
 
@@ -321,15 +322,19 @@ def _more_light(colours: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 def _without_lit_patches(out: np.ndarray, light: np.ndarray) -> np.ndarray:
     """``out`` (cells standing out, (rows, columns, cells)) without the patches (cells
-    standing out together along a row) that ``light`` explains throughout: a shadow cast
-    across the field, or a lamp over a black point. A hand's shadow lies beside the hand,
-    whose own colours stand out in the same patch."""
+    standing out together along a row, up to ``LIT_GAP`` cells apart) that ``light``
+    explains throughout: a shadow cast across the field, or a lamp over a black point. A
+    hand's shadow lies beside the hand, whose own colours stand out in the same patch, and
+    skin over a dark wooden point can pass for it under more light: a finger or knuckle
+    the light does not explain a cell or two away shows the patch is the hand's."""
     out = out.copy()
     lit = np.isfinite(light)
+    join = np.ones((LIT_GAP + 1, LIT_GAP + 1), np.uint8)
     for row in range(out.shape[0]):
-        count, labels = cv2.connectedComponents(out[row].astype(np.uint8), connectivity=8)
+        near = cv2.dilate(out[row].astype(np.uint8), join)
+        count, labels = cv2.connectedComponents(near, connectivity=8)
         for k in range(1, count):
-            patch = labels == k
+            patch = (labels == k) & out[row]
             if lit[row][patch].all():
                 out[row][patch] = False
     return out
