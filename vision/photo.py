@@ -60,6 +60,7 @@ CLOSED = 4 / 32         # the longest unseen arc of a checker off the points (sh
 OPEN = 14 / 32          # ... of one on a point
 COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour ...
 ROW_COLOUR = 9.0        # ... or, in a row (shade and glare vary along it), this many
+NEARER = 0.5            # ... or any number, for a clear outline this much nearer its side than the other
 ON_LINE = 0.35          # a checker on a point lies within this many point widths of its centre line ...
 OFF_LINE_COST = 10.0    # ... or costs this much log-odds per point width further
 FIRST_SLOT = 5.0        # the first checker of a point lies within this many radii of the base
@@ -525,8 +526,8 @@ def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None
 def _row(members: list[int], discs: list[Disc], places, distances, near_die, field_like, radius: float,
          reference: float) -> tuple[int, set[int]]:
     """The discs on one point that are checkers: the best row among them, as (side label,
-    its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it)
-    and runs from the point's base (its first disc within ``FIRST_SLOT`` radii of it)
+    its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it, or
+    plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc within ``FIRST_SLOT`` radii of it)
     through discs each ``NEXT_SLOT`` radii from the last (less when piled or squeezed; a
     step of about a diameter is the row's regular spacing and adds ``ROW_BONUS``; a
     longer one skips unseen checkers at ``SKIP_COST`` each). A row's worth is the sum of
@@ -547,9 +548,10 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     nearly that colour beside the points."""
     best_row: tuple[float, int, set[int]] = (0.0, 0, set())
     for side in (0, 1):
-        order = sorted((j for j in members if distances[j, side] <= ROW_COLOUR), key=lambda j: places[j][4])
+        colour = {j: _row_colour(discs[j], distances[j], side) for j in members}
+        order = sorted((j for j in members if colour[j] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
-        worth = [_evidence(discs[j], distances[j, side], reference) - DIE_COST * near_die[j]
+        worth = [_evidence(discs[j], colour[j], reference) - DIE_COST * near_die[j]
                  - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
         # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
         # ``vouched`` when that part holds a clear disc; nxt: the disc after a in it
@@ -580,6 +582,17 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                         at = nxt[at[0]][at[1]]
                     best_row = (value - START_COST, side, row)
     return best_row[1], best_row[2]
+
+
+def _row_colour(d: Disc, distances: np.ndarray, side: int) -> float:
+    """How far (spreads) a disc's colour counts from ``side``'s in a row: its distance, but
+    no more than ``ROW_COLOUR`` for a clear outline (``CLEAR_OUTLINE``) that lies at most
+    ``NEARER`` times as far from that side as from the other: a checker lit apart from the
+    rest (a white one under a lamp among grey ones) is still plainly of its side."""
+    own, other = distances[side], distances[1 - side]
+    if d.support >= CLEAR_OUTLINE and own <= NEARER * other:
+        return float(min(own, ROW_COLOUR))
+    return float(own)
 
 
 def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | None, int | None, float, float]:
@@ -677,7 +690,9 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     Checkers not found may lie in a pile or on a point whose next checker's place stands
     out or whose row skips its base (``cover.unsure``); on a point something unexplained
     lies over (``cover.reached``) anything may, and what was found there may be no
-    checker: no count is sure there."""
+    checker: no count is sure there. Where a single pile of a side that has borne off
+    none can hold what it lacks, and nothing else may, the pile's count is the likeliest
+    (what shows and what is lacking), its range still honest and no position made."""
     corner = _home_corner(fit, home)
     unsure = {_point_number(column, row, corner) - 1 for column, row in cover.unsure}
     reached = {_point_number(column, row, corner) - 1 for column, row in cover.reached}
@@ -714,12 +729,15 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
         if missing <= 0 or (all_home and not piles and not hiding and not reached):
             continue
         # checkers not found: hidden in a pile or under what covers a point, borne off
-        # (only once all are home) or simply unseen; no count is guessed, the piles, the
+        # (only once all are home) or simply unseen; no count is sure, the piles, the
         # covered points and the tray get honest ranges
         off[side] = (0, missing)
         for i in piles + hiding:
             ranges[i] = (abs(signed[i]), max(ranges[i][1], abs(signed[i]) + missing))
             confidence[i] = min(confidence[i], 0.3)
+        if len(piles) == 1 and not hiding and not all_home and not reached:
+            # the one place that can hold them, with none borne off: its likeliest count
+            signed[piles[0]] += sign * missing
         colour = next(c for c, o in owner.items() if o == side)
         where = [f"piles on points {_numbers(piles)}"] if piles else []
         where += [f"what lies over points {_numbers(hiding)}"] if hiding else []

@@ -396,6 +396,24 @@ def find_field(image: np.ndarray, discs: np.ndarray | None = None, radius: float
         seeds.extend(seeds_from_quad(quad))
     if not seeds:
         return None
+    best = _best_of(seeds, coarse, fine, discs, radius, keep)
+    doubled = [s for box in DOUBLED for s in seeds_from_quad(_within(best, *box).corners)]
+    whole = _best_of(doubled, coarse, fine, discs, radius, WHOLE_KEEP)
+    if whole.score >= best.score + BETTER:
+        best = whole
+    return _moved_ends(fine, best, discs, radius)
+
+
+DOUBLED = ((-1, 1, 0, 1), (0, 2, 0, 1), (0, 1, -1, 1), (0, 1, 0, 2))  # a field found, doubled across each side
+WHOLE_KEEP = 4           # seeds of the doubled fields refined
+
+
+def _best_of(seeds: list[FieldFit], coarse: EdgeImage, fine: EdgeImage, discs, radius, keep: int) -> FieldFit:
+    """The best field refined from the ``keep`` best-scoring distinct ``seeds``, each tried
+    with a narrow and a wide bar. A board's half (six points on either side of it)
+    looks much like a whole field turned a quarter; its outline may be the only quad
+    seeded, so ``find_field`` seeds again from the field found doubled across each side
+    and takes the whole board where it scores ``BETTER`` more."""
     scored = []
     for seed in seeds:
         for bar in (0.06, 0.1):
@@ -411,17 +429,17 @@ def find_field(image: np.ndarray, discs: np.ndarray | None = None, radius: float
         fit = refine(fine, align(coarse, fine, seed, discs, radius), discs, radius)
         if best is None or fit.score > best.score:
             best = fit
-    return _moved_ends(fine, best, discs, radius)
+    return best
 
 
 END_REACH = 0.12         # of the field's length or height: how far an end or a base found may lie from the true one
-MOVED_BETTER = 0.3       # score by which a field with an end moved must beat the one found
+BETTER = 0.3             # score by which a field found again (doubled, an end moved) must beat the one found
 
 
 def _moved_ends(edges: EdgeImage, fit: FieldFit, discs: np.ndarray | None, radius: float | None) -> FieldFit:
     """``fit`` with one end moved (the other half of the field held where it is, the bar
     wider or narrower) or one base moved, within ``END_REACH``, and refined, where that
-    scores ``MOVED_BETTER`` more. An arm or a card over one end of the board takes the
+    scores ``BETTER`` more. An arm or a card over one end of the board takes the
     outline seeds and the search about them there; the other half's points, found, stay
     right. A little more is no proof: an arm's own edges along an end score a little too."""
     best = fit
@@ -435,7 +453,7 @@ def _moved_ends(edges: EdgeImage, fit: FieldFit, discs: np.ndarray | None, radiu
             trials += [_within(best, 0, 1, k, 1), _within(best, 0, 1, 0, 1 + k)]
         scored = max((replace(t, score=field_score(edges, t, discs, radius)) for t in trials), key=lambda t: t.score)
         if scored.score <= best.score + 1e-4:
-            return best if best.score >= fit.score + MOVED_BETTER else fit
+            return best if best.score >= fit.score + BETTER else fit
         best = refine(edges, scored, discs, radius)
 
 
