@@ -397,14 +397,26 @@ def find_field(image: np.ndarray, discs: np.ndarray | None = None, radius: float
     if not seeds:
         return None
     best = _best_of(seeds, coarse, fine, discs, radius, keep)
-    doubled = [s for box in DOUBLED for s in seeds_from_quad(_within(best, *box).corners)]
-    whole = _best_of(doubled, coarse, fine, discs, radius, WHOLE_KEEP)
-    if whole.score >= best.score + BETTER:
-        best = whole
+    if _left_out(best, discs) >= LEFT_OUT:
+        doubled = [s for box in DOUBLED for s in seeds_from_quad(_within(best, *box).corners)]
+        whole = _best_of(doubled, coarse, fine, discs, radius, WHOLE_KEEP)
+        if whole.score >= best.score + BETTER:
+            best = whole
     return _moved_ends(fine, best, discs, radius)
 
 
-DOUBLED = ((-1, 1, 0, 1), (0, 2, 0, 1), (0, 1, -1, 1), (0, 1, 0, 2))  # a field found, doubled across each side
+def _left_out(fit: FieldFit, discs: np.ndarray | None) -> int:
+    """How many of ``discs`` (N x 2 image centres) lie beyond the field ``fit`` puts in the
+    image, by more than ``OUTSIDE`` of its length or height."""
+    if discs is None or not len(discs):
+        return 0
+    u, v = fit.to_field(discs).T
+    return int(np.sum((u < -OUTSIDE) | (u > 1 + OUTSIDE) | (v < -OUTSIDE) | (v > 1 + OUTSIDE)))
+
+
+LEFT_OUT = 6             # checkers found beyond a field found that make it perhaps a board's half ...
+OUTSIDE = 0.05           # ... lying this far beyond it (of its length or height)
+DOUBLED = ((-1, 1, 0, 1), (0, 2, 0, 1), (0, 1, -1, 1), (0, 1, 0, 2))  # ... which is then doubled across each side
 WHOLE_KEEP = 4           # seeds of the doubled fields refined
 
 
@@ -412,8 +424,9 @@ def _best_of(seeds: list[FieldFit], coarse: EdgeImage, fine: EdgeImage, discs, r
     """The best field refined from the ``keep`` best-scoring distinct ``seeds``, each tried
     with a narrow and a wide bar. A board's half (six points on either side of it)
     looks much like a whole field turned a quarter; its outline may be the only quad
-    seeded, so ``find_field`` seeds again from the field found doubled across each side
-    and takes the whole board where it scores ``BETTER`` more."""
+    seeded, so where the field found leaves ``LEFT_OUT`` checkers out (the other half's),
+    ``find_field`` seeds again from it doubled across each side and takes the whole board
+    where it scores ``BETTER`` more."""
     scored = []
     for seed in seeds:
         for bar in (0.06, 0.1):
