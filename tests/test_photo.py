@@ -415,7 +415,8 @@ def test_the_bare_base_of_a_point_of_a_sides_colour_is_no_checker():
     assert read.position is None and read.reason == "2 dark checkers not found"
 
 
-@pytest.mark.parametrize("seed, style, home, point", [(470069, "blue", "top-left", 17), (470093, "felt", "top-right", 17),
+@pytest.mark.parametrize("seed, style, home, point", [(470069, "blue", "top-left", 17),
+                                                     (470093, "felt", "top-right", 17),
                                                      (470016, "felt", "bottom-right", 19)])
 def test_a_lone_checker_with_a_clear_outline_is_no_bare_base(seed, style, home, point):
     """A red checker alone on a red point (blue and felt boards under random camera and

@@ -28,8 +28,8 @@ from vision.dice import find_board_photo_dice
 from vision.image_check import image_problem
 from vision.observation import DieRead, Observation, Occlusion, PointRead
 from vision.photo_board import FieldFit, field_colour, find_field
-from vision.photo_checkers import (Disc, checker_radius, disc_edges, find_discs, lower_rim, split_colours, under_discs,
-                                   weighted)
+from vision.photo_checkers import (CLEAR_OUTLINE, Disc, checker_radius, disc_edges, find_discs, lower_rim,
+                                   split_colours, under_discs, weighted)
 from vision.photo_cover import Cover, find_cover
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
@@ -42,7 +42,6 @@ WORK_SIDE = 800         # photos are read at most this many pixels on their long
 FINE_RADIUS = 12.0      # ... unless their checkers' radius would then be under this many pixels
 CANDIDATE = 0.35        # outline support for a disc to be considered at all
 STRONG = 0.65           # ... to count as a checker on its own anywhere
-CLEAR_OUTLINE = 0.8     # ... and, alone on a point, to be no point's base (a base outlines 0.65..0.7 of one)
 EVEN_SUPPORT = 0.45     # outline support at which a disc is as likely a checker as not ...
 EVEN_SHARE = 0.6        # ... or this share of the clearest checkers' support, if more
 SUPPORT_SLOPE = 12.0    # log-odds of a checker per unit of support
@@ -215,7 +214,7 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
         return PhotoRead(None, tuple(checkers), Observation(False, False, dice=dice), None,
                          "no board field found")
     cover = find_cover(work, fit, found, dice_boxes)
-    checkers = [c for c in checkers if (c.column, c.row) not in cover.bases or c.outline >= CLEAR_OUTLINE]
+    checkers = [c for c in checkers if (c.column, c.row) not in cover.bases]
     board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
     checkers = _fifteen(checkers + _piled_on(image, checkers, board, scale), off_only=True)
     return _read_position(checkers, board, dice, white, home, cover)
@@ -291,7 +290,8 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             if d.gap <= OPEN:
                 rows.setdefault((column, row), []).append(i)
         elif place != "cube" and clear_of_dice[i] and d.support >= STRONG and d.gap <= CLOSED:
-            spreads = COLOUR_SPREAD / 2 if place == "off" else ROW_COLOUR if d.support >= CLEAR_OUTLINE else COLOUR_SPREAD
+            spreads = COLOUR_SPREAD / 2 if place == "off" else (
+                ROW_COLOUR if d.support >= CLEAR_OUTLINE else COLOUR_SPREAD)
             if distance[i] <= spreads:
                 taken.add(i)
     labels = labels.copy()
@@ -527,9 +527,9 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
          reference: float) -> tuple[int, set[int]]:
     """The discs on one point that are checkers: the best row among them, as (side label,
     its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it, or
-    plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc within ``FIRST_SLOT`` radii of it)
-    through discs each ``NEXT_SLOT`` radii from the last (less when piled or squeezed; a
-    step of about a diameter is the row's regular spacing and adds ``ROW_BONUS``; a
+    plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc
+    within ``FIRST_SLOT`` radii of it) through discs each ``NEXT_SLOT`` radii from the
+    last (less when piled or squeezed; a step of about a diameter is the row's regular spacing and adds ``ROW_BONUS``; a
     longer one skips unseen checkers at ``SKIP_COST`` each). A row's worth is the sum of
     its discs' evidence (``_evidence``, their colour judged against the row's side) and
     of its steps, less ``START_COST``; the best row is taken when its worth is positive.

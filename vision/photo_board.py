@@ -388,7 +388,11 @@ def _moves(fit: FieldFit, step: float):
 def find_field(image: np.ndarray, discs: np.ndarray | None = None, radius: float | None = None,
                keep: int = 5) -> FieldFit | None:
     """The best-supported field in ``image`` (BGR), or None when nothing looks like one.
-    ``discs`` (N x 2) are checker centres found beforehand and ``radius`` their radius."""
+    ``discs`` (N x 2) are checker centres found beforehand and ``radius`` their radius.
+    A board's half (six points on either side of it) looks much like a whole field turned
+    a quarter, and its outline may be the only quad seeded: where the field found leaves
+    ``LEFT_OUT`` checkers out (the other half's), it is doubled across each side to seed
+    the search again, and the whole board is taken where it scores ``BETTER`` more."""
     fine = EdgeImage(image)
     coarse = EdgeImage(image, sigma=max(2.5, (radius or 0) / 5))
     seeds = []
@@ -422,11 +426,7 @@ WHOLE_KEEP = 4           # seeds of the doubled fields refined
 
 def _best_of(seeds: list[FieldFit], coarse: EdgeImage, fine: EdgeImage, discs, radius, keep: int) -> FieldFit:
     """The best field refined from the ``keep`` best-scoring distinct ``seeds``, each tried
-    with a narrow and a wide bar. A board's half (six points on either side of it)
-    looks much like a whole field turned a quarter; its outline may be the only quad
-    seeded, so where the field found leaves ``LEFT_OUT`` checkers out (the other half's),
-    ``find_field`` seeds again from it doubled across each side and takes the whole board
-    where it scores ``BETTER`` more."""
+    with a narrow and a wide bar."""
     scored = []
     for seed in seeds:
         for bar in (0.06, 0.1):

@@ -28,6 +28,7 @@ FAINT_PERCENTILE = 35       # ... when looking for the faint rest of an outline 
 MIN_EDGE = 2.0              # ... nor weaker than this (Lab units per pixel)
 OVERFULL = 3               # discs beyond a side's checkers a colour group may hold (strays)
 SEEN_LEAST = 0.6            # a checker cut by the photo's edge shows this share of its outline at least
+CLEAR_OUTLINE = 0.8         # support of an outline that is surely a checker's (a point's bare base shows 0.65..0.7)
 
 
 @dataclass(frozen=True)

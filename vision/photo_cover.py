@@ -39,6 +39,7 @@ import cv2
 import numpy as np
 
 from vision.photo_board import FieldFit
+from vision.photo_checkers import CLEAR_OUTLINE
 
 POINT_PIXELS = 24       # a point's width in the straightened field
 CELL = POINT_PIXELS // 2
@@ -72,6 +73,7 @@ class Placed(Protocol):
     column: int | None
     row: int | None
     along: float
+    outline: float
 
 
 @dataclass(frozen=True)
@@ -83,8 +85,8 @@ class Cover:
     found may be anything (a hand's knuckles look like checkers), or an arm crossing the
     rail or a cell standing out beside either lies beside; ``hand``: such a patch lies
     anywhere over the field, or such an arm; ``bases``: the points whose only checker
-    found looks like the bare points of its colour at its place (the point's base, not a
-    checker)."""
+    found, its outline no clear one (``CLEAR_OUTLINE``: a base outlines less), looks like
+    the bare points of its colour at its place (the point's base, not a checker)."""
 
     unsure: frozenset = frozenset()
     reached: frozenset = frozenset()
@@ -138,7 +140,8 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     bases = set()
     if lone:
         whole, _ = _cells(straight, seen, np.zeros_like(occupied, bool), centres, cells, height)
-        bases = _bases(whole, bare, kind, lone)
+        clear = {(c.column, c.row) for c in checkers if c.place == "point" and c.outline >= CLEAR_OUTLINE}
+        bases = _bases(whole, bare, kind, lone) - clear
     unsure, reached, hand = set(), set(), False
     # cells from each point's base through the place of its next checker
     span = {}
