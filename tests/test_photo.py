@@ -22,8 +22,8 @@ from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
-from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _field_like, _home_corner,
-                          _point_number, _read_position, _stack_uppers, _under_pyramid, _working_copy,
+from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced, _field_like,
+                          _home_corner, _point_number, _read_position, _stack_uppers, _under_pyramid, _working_copy,
                           import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _moved_ends, _within, field_colour,
                                 find_field, refine)
@@ -690,6 +690,37 @@ def test_a_side_lit_in_two_shades_is_one_side_not_joined_to_the_other():
     assert list(sides) == [1] * 15 + [0] * 15
 
 
+def _rows_read(rows: dict, distances: list[tuple[float, float]]):
+    """(read, row_of, distances) for ``_balanced``: ``rows`` maps a point to (side, its discs'
+    indices); a row read as the other side keeps its discs."""
+    read = {key: (side, set(discs)) for key, (side, discs) in rows.items()}
+    return read, lambda key, side: (side, set(rows[key][1])), np.array(distances)
+
+
+def test_a_side_over_fifteen_gives_the_other_the_points_nearest_its_colour():
+    """Cream checkers on three points (15) and pale grey ones on a fourth (5) nearer the
+    cream than the dark grey (10 on two points): the cream side has twenty, the grey ten,
+    so the pale grey point, the one nearest the grey side, is the grey side's."""
+    near_cream, pale_grey, dark_grey = (3.4, 0.3), (3.4, 2.1), (0.5, 6.0)
+    rows = {(0, 0): (1, range(0, 5)), (4, 1): (1, range(5, 10)), (6, 1): (1, range(10, 15)),
+            (0, 1): (1, range(15, 20)), (6, 0): (0, range(20, 25)), (4, 0): (0, range(25, 30))}
+    read, row_of, distances = _rows_read(rows, [near_cream] * 15 + [pale_grey] * 5 + [dark_grey] * 10)
+    balanced = _balanced(read, [], row_of, distances)
+    assert {key: side for key, (side, _) in balanced.items()} == {
+        (0, 0): 1, (4, 1): 1, (6, 1): 1, (0, 1): 0, (6, 0): 0, (4, 0): 0}
+
+
+@pytest.mark.parametrize("others, pale", [([], (4.0, 1.0)), ([0] * 3, (3.4, 2.1))])
+def test_a_point_plainly_of_its_side_or_overfilling_the_other_keeps_its_side(others, pale):
+    """The pale point stays the cream side's where its colour lies over twice as far from
+    the grey side's as from the cream's, or where the grey side would have more than
+    fifteen with it (three grey checkers on the bar and eleven on the points)."""
+    rows = {(0, 0): (1, range(0, 15)), (0, 1): (1, range(15, 20)), (6, 0): (0, range(20, 30 + len(others) // 3))}
+    distances = [(3.4, 0.3)] * 15 + [pale] * 5 + [(0.5, 6.0)] * (10 + len(others) // 3)
+    read, row_of, distances = _rows_read(rows, distances)
+    assert _balanced(read, others, row_of, distances) == read
+
+
 def test_a_few_stray_discs_do_not_split_a_side():
     """Sixteen light discs (a die's face among the checkers) stay one side."""
     light = [(240.0 + k % 5, 127, 138) for k in range(16)]
@@ -1123,6 +1154,23 @@ def test_real_photo_counts_and_boxes(stem):
     for d in read.observation.dice:
         x, y = d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2
         assert any(k == "die" and abs(x - bx) <= bw / 2 and abs(y - by) <= bh / 2 for k, bx, by, bw, bh in labelled)
+
+
+def test_pale_grey_checkers_nearer_the_cream_are_the_grey_sides_when_the_cream_has_fifteen():
+    """A real photo (image033): pink-cream checkers, dark grey ones and, on one point, five
+    grey ones lit pale, nearer the cream in colour than the dark grey. The cream side has
+    its fifteen without them: every checker found inside a labelled box has its colour."""
+    if not PHOTOS.is_dir():
+        pytest.skip(f"board photos not found at {PHOTOS}")
+    path = next((PHOTOS / "images").glob("image033-*.jpg"))
+    image = cv2.imread(str(path))
+    boxes = [b for b in _labelled(path.stem, image.shape) if b[0] != "die"]
+    read = import_photo(image)
+    matched = [(c.colour, colour) for c in read.checkers for colour, x, y, w, h in boxes
+               if abs(c.x - x) <= w / 2 and abs(c.y - y) <= h / 2]
+    assert len(matched) >= 27
+    assert all(found == labelled for found, labelled in matched)
+    assert read.counts == {"light": 15, "dark": 15}
 
 
 def test_a_boards_inlaid_dots_are_no_dice():

@@ -60,6 +60,8 @@ OPEN = 14 / 32          # ... of one on a point
 COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour ...
 ROW_COLOUR = 9.0        # ... or, in a row (shade and glare vary along it), this many
 NEARER = 0.5            # ... or any number, for a clear outline this much nearer its side than the other
+SWITCH = 2.0            # a point's checkers lying at most this many times as far from the other side's
+                        # colour as from their own are the other side's when their own has over fifteen
 ON_LINE = 0.35          # a checker on a point lies within this many point widths of its centre line ...
 OFF_LINE_COST = 10.0    # ... or costs this much log-odds per point width further
 FIRST_SLOT = 5.0        # the first checker of a point lies within this many radii of the base
@@ -295,9 +297,13 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             if distance[i] <= spreads:
                 taken.add(i)
     labels = labels.copy()
+    read = {key: _row(members, discs, places, distances, near_die, field_like, radius, reference)
+            for key, members in rows.items()}
+    read = _balanced(read, [labels[i] for i in taken],
+                     lambda key, side: _row(rows[key], discs, places, distances, near_die, field_like, radius,
+                                            reference, (side,)), distances)
     sides = {}
-    for key, members in rows.items():
-        side, row_discs = _row(members, discs, places, distances, near_die, field_like, radius, reference)
+    for key, (side, row_discs) in read.items():
         for i in row_discs:
             labels[i], distance[i] = side, distances[i, side]
         taken |= row_discs
@@ -524,7 +530,7 @@ def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None
 
 
 def _row(members: list[int], discs: list[Disc], places, distances, near_die, field_like, radius: float,
-         reference: float) -> tuple[int, set[int]]:
+         reference: float, sides=(0, 1)) -> tuple[int, set[int]]:
     """The discs on one point that are checkers: the best row among them, as (side label,
     its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it, or
     plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc
@@ -546,8 +552,8 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     A disc the colour of the field (``field_like``) costs ``FIELD_COST``: on a field the
     colour of one side's checkers (cream and white) the field's grain outlines discs of
     nearly that colour beside the points."""
-    best_row: tuple[float, int, set[int]] = (0.0, 0, set())
-    for side in (0, 1):
+    best_row: tuple[float, int, set[int]] = (0.0, sides[0], set())
+    for side in sides:
         colour = {j: _row_colour(discs[j], distances[j], side) for j in members}
         order = sorted((j for j in members if colour[j] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
@@ -582,6 +588,32 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                         at = nxt[at[0]][at[1]]
                     best_row = (value - START_COST, side, row)
     return best_row[1], best_row[2]
+
+
+def _balanced(read: dict, others: list[int], row_of, distances: np.ndarray) -> dict:
+    """The rows ``read`` (point -> (side, discs)) with a side that has more than fifteen
+    checkers while the other has fewer (``others``: the sides of the checkers off the
+    points) made whole: the rows whose colour lies nearest the other side's, no more than
+    ``SWITCH`` times as far from it as from their own, are read as the other side's
+    (``row_of(point, side)``) while that leaves it no more than fifteen. A point holds
+    one side's checkers and a side has fifteen: pale grey checkers lit toward cream ones
+    are the grey side's when the cream side already has its fifteen."""
+    counts = np.bincount(np.array(others + [s for s, row in read.values() for _ in row], int), minlength=2)
+    full = int(counts.argmax())
+    if counts[full] <= CHECKERS or counts[1 - full] >= CHECKERS:
+        return read
+    read = dict(read)
+    nearness = {key: float(np.median([distances[i, full] / max(distances[i, 1 - full], 1e-6) for i in row]))
+                for key, (side, row) in read.items() if side == full and row}
+    for key in sorted(nearness, key=lambda k: -nearness[k]):
+        if counts[full] <= CHECKERS or nearness[key] * SWITCH < 1.0:
+            break
+        side, row = row_of(key, 1 - full)
+        if row and counts[1 - full] + len(row) <= CHECKERS:
+            counts[full] -= len(read[key][1])
+            counts[1 - full] += len(row)
+            read[key] = (side, row)
+    return read
 
 
 def _row_colour(d: Disc, distances: np.ndarray, side: int) -> float:
