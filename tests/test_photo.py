@@ -159,8 +159,8 @@ def test_a_stacks_upper_row_is_counted_from_where_its_checkers_lie(slots, uppers
 
 def _pile(slots, radius=10.0, first_along=10.0):
     """Checkers of one point at ``slots`` (checker diameters along the point from the first)."""
-    return [PhotoChecker(100 + 2 * radius * k, 50, radius, "dark", 1.0, "point", 3, 0, first_along + 2 * radius * k)
-            for k in slots]
+    return [PhotoChecker(100 + 2 * radius * k, 50, radius, "dark", 1.0, "point", 3, 0, first_along + 2 * radius * k,
+                         outline=0.9) for k in slots]
 
 
 def test_a_pyramid_hides_the_lower_checkers_between_its_upper_ones():
@@ -171,6 +171,22 @@ def test_a_pyramid_hides_the_lower_checkers_between_its_upper_ones():
     assert all(c.confidence == UNSEEN and (c.column, c.row, c.colour) == (3, 0, "dark") for c in hidden)
     assert _under_pyramid(_pile([0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4]), 1.0) == []       # all seen
     assert [round((c.x - 100) / 20, 2) for c in _under_pyramid(_pile([0, 0.5, 2, 3, 4, 5]), 1.0)] == [1]
+
+
+def test_a_pyramids_first_found_may_be_the_one_on_the_base_checker():
+    """Five in a row from the base and one in the hollow between the first two, which
+    hides most of both: the upper one, found first, lies nine tenths of a diameter from
+    the base (its base checker four tenths), the lower row's next three a diameter and a
+    half on; the base checker shows as a crescent past it toward the base. Where none
+    shows, or the first lies less than three quarters of a diameter from the base (it is
+    the base checker, and its row has a gap), no pyramid is read."""
+    def crescent(c):
+        return True
+    hidden = _under_pyramid(_pile([0, 1.5, 2.5, 3.5], first_along=18.0), 1.0, crescent)
+    assert sorted(round((c.x - 100) / 20, 2) for c in hidden) == [-0.5, 0.5]
+    assert all(c.confidence == UNSEEN and c.along == pytest.approx(18.0 + (c.x - 100)) for c in hidden)
+    assert _under_pyramid(_pile([0, 1.5, 2.5, 3.5], first_along=18.0), 1.0) is None
+    assert _under_pyramid(_pile([0, 1.5, 2.5, 3.5], first_along=14.0), 1.0, crescent) is None
 
 
 def test_a_pyramid_is_fitted_to_all_its_checkers_not_to_its_first():
@@ -195,13 +211,60 @@ def test_no_pyramid_is_read_where_none_is_piled(slots, first_along):
 
 
 @pytest.mark.parametrize("seed, home, point, count", [(930058, "top-right", 24, -8), (930118, "bottom-left", 2, 9),
-                                                       (930025, "top-left", 23, -6)])
+                                                       (930025, "top-left", 23, -6), (930173, "bottom-right", 2, 7)])
 def test_a_pyramid_on_a_point_is_counted(seed, home, point, count):
     """Tournament boards with a pyramid of eight and of nine (seeds 930058, 930118): the
     lower checkers the upper ones lie between showed as slivers and were not found; the
     upper row's half steps say they are there. One of six (930025): the one on the first
-    two hides most of the second, so the pile steps a half, then one and a half."""
+    two hides most of the second, so the pile steps a half, then one and a half. One of
+    seven (930173) whose base checker is hidden under the first upper one and whose third
+    lower one shows as a faint sliver past the second upper one."""
     image, _, position = _tournament_render(seed)
+    assert position.points()[point - 1] == count
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(point).count_range == (abs(count), abs(count))
+    assert read.position == position, read.reason
+
+
+def test_a_row_of_five_a_little_off_its_base_is_no_pyramid_on_a_hidden_checker():
+    """Five dark checkers in a row on a brown board (seed 470060, random camera and light),
+    the first 1.35 radii from the base, the next a little further than the rest: the
+    half slots of an upper checker over a hidden base checker fit them too, but nothing
+    shows under the first toward the base, so they are a row of five."""
+    image, _, position = _seeded_render(470060, style="brown", size=(960, 540), difficulty=0.5)
+    assert position.points()[11] == -5
+    read = import_photo(image, white="light", home="bottom-left")
+    assert read.observation.point(12).count_range == (5, 5)
+    assert read.position == position, read.reason
+
+
+def test_a_faint_disc_on_a_half_slot_is_a_lower_checkers_sliver_not_an_upper_one():
+    """Five in a row and one on the first two, red on a red point (seed 400017, clean):
+    the second lower checker shows as a sliver between the upper one and the third,
+    found as a faint disc (0.43 of its outline) half a diameter short of the third. An
+    upper checker would show its whole outline: the pile is no pyramid of two upper
+    checkers hiding a seventh; the faint disc is the second lower checker, none hidden."""
+    slots = [0, 0.57, 1.53, 2.03, 3.07, 4.07]
+    assert len(_under_pyramid(_pile(slots), 1.0)) == 1
+    faint = [replace(c, outline=0.43) if k == 1.53 else c for k, c in zip(slots, _pile(slots))]
+    assert _under_pyramid(faint, 1.0) == []
+    image, position, home = _clean_render(400017)
+    assert position.points()[19] == -6
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(20).count_range == (6, 6)
+    assert read.position == position, read.reason
+
+
+@pytest.mark.parametrize("seed, style, home, point, count", [(400009, "felt", "bottom-right", 19, -6),
+                                                              (470086, "felt", "bottom-right", 5, 6)])
+def test_a_pyramid_whose_base_checker_is_hidden_is_counted(seed, style, home, point, count):
+    """Five in a row and one on the first two, red on a red point (seed 400009, clean) and
+    white on a white one (470086, random camera and light): the base checker and the
+    second show as slivers round the upper one, which was the first found; read as the
+    pile's base it made a row of four."""
+    image, _, position = _seeded_render(seed, style=style, size=(960, 540),
+                                        **({"conditions": Conditions.clean(), "home": home} if seed < 470000
+                                           else {"difficulty": 0.5}))
     assert position.points()[point - 1] == count
     read = import_photo(image, white="light", home=home)
     assert read.observation.point(point).count_range == (abs(count), abs(count))
@@ -406,13 +469,13 @@ def test_the_bare_base_of_a_point_of_a_sides_colour_is_no_checker():
     red points 5 and 15 outline discs of the red side's colour, and two of Black's six on
     point 19 lie stacked out of sight. Taken for checkers, the bases made up Black's
     fifteen and a wrong position; they look like the other bare red points' bases, so
-    they are none, and the two Black is short of leave the position open."""
+    they are none; the pile on point 19 is read for the two it hides."""
     image, position, home = _clean_render(400009)
     assert home == "bottom-right"
     assert position.points()[4] == 0 and position.points()[14] == 0 and position.points()[18] == -6
     read = import_photo(image, white="light", home=home)
     assert read.observation.point(5).count == 0 and read.observation.point(15).count == 0
-    assert read.position is None and read.reason == "2 dark checkers not found"
+    assert read.position == position, read.reason
 
 
 @pytest.mark.parametrize("seed, style, home, point", [(470069, "blue", "top-left", 17),

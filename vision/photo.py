@@ -76,6 +76,7 @@ UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cos
 STACK_SHIFT = 0.25      # diameters: a stack's upper checker lies this far toward the tip from the one under it
 HALF_SLOT = 0.6         # diameters: a step this short in a pile is half its row's (a pyramid's) ...
 ON_SLOT = 0.35          # ... whose checkers lie within this many half steps of a slot or a half slot
+SLIVER = 0.6            # ... and a disc whose outline shows less than this share of the pile's is a sliver
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
 
 
@@ -404,19 +405,24 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
+    def base_of(c: PhotoChecker) -> np.ndarray:
+        """The nearest point of the base of ``c``'s point."""
+        return fit.to_image([(fit.to_field([(c.x, c.y)])[0][0], float(c.row))])[0]
+
+    def on_another(c: PhotoChecker) -> bool:
+        base = base_of(c)
+        return lower_rim(image, c.x, c.y, c.radius, (float(base[0]), float(base[1])))
+
     for (column, row), stack in _point_rows(checkers).items():
         stack.sort(key=lambda c: c.along)
         first = stack[0]
-        under = _under_pyramid(stack, scale)
+        under = _under_pyramid(stack, scale, on_another)
         if under is not None:
             under_pyramids[first.colour] += under
             continue
-        if len(stack) < ROW:
+        if len(stack) < ROW or not on_another(first):
             continue
-        u = fit.to_field([(first.x, first.y)])[0][0]
-        base = fit.to_image([(u, float(row))])[0]
-        if not lower_rim(image, first.x, first.y, first.radius, (float(base[0]), float(base[1]))):
-            continue
+        base = base_of(first)
         upper = _stack_uppers(stack[:ROW])
         reach = float(np.hypot(base[0] - first.x, base[1] - first.y))
         for k in range(upper):
@@ -465,7 +471,8 @@ def _stack_uppers(row: list[PhotoChecker]) -> int:
     return uppers
 
 
-def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker] | None:
+def _under_pyramid(stack: list[PhotoChecker], scale: float,
+                   on_another=lambda c: False) -> list[PhotoChecker] | None:
     """The checkers a pyramid hides, or None when ``stack`` (a point's checkers from its
     base) is none: a row with a shorter row on it, each upper checker in the hollow
     between two lower ones, a half step along from them (the step: the median of the
@@ -476,37 +483,58 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float) -> list[PhotoChecker
     the upper row's last, its last checker half in view beyond it and found (else the
     "upper" checker ends a row with a gap), the upper row from its first to its last;
     the slots of either where none was found hide one (the upper row covers all but
-    slivers of the lower one's). Only a pile of more than ``ROW``; the first checker
-    must lie at the base (a lower one)."""
-    first = stack[0]
-    if len(stack) < 3 or any(c.colour != first.colour for c in stack):
+    slivers of the lower one's). Only a pile of more than ``ROW``. The slots are fitted
+    to the checkers whose whole outline shows, as every upper one's does; a disc found
+    with a faint outline (under ``SLIVER`` times the pile's median) is a lower checker's
+    sliver, off its slot toward the part that shows, and stands for the hidden lower
+    checker within a slot of it. The first clear checker
+    lies at the base (a lower one, within three quarters of a step), or is an upper one
+    whose base checker went unseen under it: then it lies further, but that checker within
+    half a step (touching the base), and shows as a crescent toward the base
+    (``on_another``: whether a checker lies under the one given)."""
+    seen = [c.outline for c in stack if c.outline > 0]
+    faint = [0 < c.outline < SLIVER * float(np.median(seen)) for c in stack]
+    clear = [c for c, f in zip(stack, faint) if not f]
+    if len(clear) < 3 or any(c.colour != clear[0].colour for c in stack):
         return None
-    way, t = _along_row(stack)
+    first = clear[0]
+    way, t = _along_row(clear)
+    slivers = [(c.x - first.x) * way[0] + (c.y - first.y) * way[1] for c, f in zip(stack, faint) if f]
     steps = np.diff(t) / (2 * first.radius)
     whole = steps[(steps >= HALF_SLOT) & (steps <= NEXT_SLOT[1] / 2)]
-    step = 2 * first.radius * float(np.median(whole) if len(whole) else 2 * np.median(steps))
-    step = t[-1] / max(round(t[-1] / step), 1)      # the last lies on the lower row (see below)
-    slots = np.round(2 * t / step).astype(int)
-    origin = 0.0
-    if slots[-1] > 0:                    # the slot 0 and step that put them on their slots best
-        origin, step = np.linalg.lstsq(np.stack([np.ones(len(t)), slots / 2], axis=1), t, rcond=None)[0]
-    halves = 2 * (t - origin) / step
-    slots = np.round(halves).astype(int)
-    if (np.abs(halves - slots).max() > ON_SLOT or len(set(slots)) < len(slots) or np.diff(slots).max() > 3
-            or slots[0] != 0 or first.along / scale + origin > 0.75 * step):
-        return None
-    lower = {int(k) // 2 for k in slots if k % 2 == 0}
-    upper = {int(k) // 2 for k in slots if k % 2 == 1}
-    if not upper or max(lower) <= max(upper):
-        return None
-    missing = [2 * k for k in range(max(lower) + 1) if k not in lower]
-    missing += [2 * k + 1 for k in range(min(upper), max(upper) + 1) if k not in upper]
-    if len(stack) + len(missing) <= ROW:
-        return None
-    return [PhotoChecker(first.x + (origin + k * step / 2) * way[0], first.y + (origin + k * step / 2) * way[1],
-                         first.radius, first.colour, UNSEEN, "point", first.column, first.row,
-                         first.along + (origin + k * step / 2) * scale)
-            for k in missing]
+    estimate = 2 * first.radius * float(np.median(whole) if len(whole) else 2 * np.median(steps))
+    # (slot of the first clear one, most room before the base checker, least before the first: steps)
+    for first_slot, base_room, first_room in ((0, 0.75, -np.inf), (1, 0.5, 0.75)):
+        from_base = t + first_slot * estimate / 2          # from the base checker's place
+        step = from_base[-1] / max(round(from_base[-1] / estimate), 1)   # the last lies on the lower row
+        slots = np.round(2 * from_base / step).astype(int)
+        origin = 0.0
+        if slots[-1] > 0:                # the slot 0 and step that put them on their slots best
+            origin, step = np.linalg.lstsq(np.stack([np.ones(len(t)), slots / 2], axis=1), from_base, rcond=None)[0]
+        halves = 2 * (from_base - origin) / step
+        slots = np.round(halves).astype(int)
+        if (np.abs(halves - slots).max() > ON_SLOT or len(set(slots)) < len(slots) or np.diff(slots).max() > 3
+                or slots[0] != first_slot or first.along / scale <= first_room * step
+                or first.along / scale + origin - first_slot * estimate / 2 > base_room * step
+                or (first_slot and not on_another(first))):
+            continue
+        lower = {int(k) // 2 for k in slots if k % 2 == 0}
+        upper = {int(k) // 2 for k in slots if k % 2 == 1}
+        if not upper or not lower or max(lower) <= max(upper):
+            continue
+        missing = [2 * k for k in range(max(lower) + 1) if k not in lower]
+        for sliver in slivers:
+            half = 2 * (sliver + first_slot * estimate / 2 - origin) / step
+            near = [k for k in missing if k % 2 == 0 and abs(k - half) <= 2]
+            if near:
+                missing.remove(min(near, key=lambda k: abs(k - half)))
+        missing += [2 * k + 1 for k in range(min(upper), max(upper) + 1) if k not in upper]
+        if len(stack) + len(missing) <= ROW:
+            continue
+        at = [origin - first_slot * estimate / 2 + k * step / 2 for k in missing]
+        return [PhotoChecker(first.x + a * way[0], first.y + a * way[1], first.radius, first.colour, UNSEEN,
+                             "point", first.column, first.row, first.along + a * scale) for a in at]
+    return None
 
 
 def _evidence(d: Disc, distance: float, reference: float) -> float:
