@@ -308,16 +308,18 @@ def test_a_stack_hiding_more_than_its_colour_is_short_of_counts_none():
     assert read.position in (None, position)
 
 
-def test_a_pile_hiding_more_than_its_colour_lacks_gives_no_position():
+def test_a_pile_hiding_what_its_colour_lacks_once_a_phantom_is_dropped_gives_the_position():
     """A tournament board (seed 930004) with a pyramid of six on point 19 whose second
-    checker the one on top hides, and a phantom disc beside point 21's two in a crowded
-    corner: Black looked complete and the phantom made a wrong position. The pyramid
-    hides one more than Black lacks, so a checker taken is none: no position."""
+    checker the one on top hides, and a faint phantom disc a regular step past point
+    21's two in a crowded corner: Black looked complete and the phantom made a wrong
+    position, then, with the pyramid hiding one more than Black lacked, none. The step
+    from a clear checker to a faint disc gains it nothing: the phantom is dropped and
+    the pyramid hides just what Black lacks."""
     image, _, position = _tournament_render(930004)
-    assert position.points()[18] == -6
+    assert position.points()[18] == -6 and position.points()[20] == -2
     read = import_photo(image, white="light", home="top-right")
-    assert read.observation.point(19).count == 6
-    assert read.position is None
+    assert read.observation.point(19).count == 6 and read.observation.point(21).count_range == (2, 2)
+    assert read.position == position, read.reason
 
 
 def _piled_frame(centres: list[tuple[int, int]], base: int = 160) -> np.ndarray:
@@ -462,6 +464,30 @@ def test_a_die_on_a_point_beyond_its_checkers_vouches_for_no_faint_disc():
     assert read.observation.point(2).count == 2
     assert read.position == position
 
+def test_a_faint_disc_past_a_rows_last_checker_gains_nothing_from_its_step():
+    """A red checker alone at the base of a red point (seed 400111, clean blue board): the
+    point's red body a diameter past it outlines a faint disc (0.55 of its outline, a
+    little under what this photo's checkers need) of the checker's very colour. Its
+    step from the checker is a row's regular one, which made it a second checker and
+    left Black one short of the eight on point 19. Past a row's last clear checker the
+    step counts only to a disc whose outline is as clear as a checker's; the stack on
+    point 19 is then counted for the three it hides, just what Black lacks."""
+    image, position, home = _clean_render(400111)
+    assert position.points()[22] == -1 and position.points()[18] == -8
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(23).count_range == (1, 1)
+    assert read.position == position, read.reason
+
+
+def test_a_clear_checker_the_colour_of_the_field_past_a_rows_last_is_still_its_second():
+    """Two light checkers on a light point of an inlaid board (seed 470091, random camera
+    and light): the second's colour is the field's, which costs it more than its clear
+    outline (0.87) earns; its regular step from the first makes it the row's second."""
+    image, _, position = _seeded_render(470091, style="inlaid", size=(960, 540), difficulty=0.5)
+    assert position.points()[1] == 2 and position.points()[12] == 5
+    read = import_photo(image, white="light", home="top-left")
+    assert read.observation.point(2).count_range == (2, 2)
+    assert read.position == position, read.reason
 
 
 def test_the_bare_base_of_a_point_of_a_sides_colour_is_no_checker():

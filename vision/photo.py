@@ -541,9 +541,14 @@ def _evidence(d: Disc, distance: float, reference: float) -> float:
     """How much a disc's look says it is a checker (log-odds): its outline's support, judged
     against the photo's clearest outlines (``reference``), less how far its colour lies
     from its side's (``distance``) and how long an arc of its outline went unseen."""
-    level = max(EVEN_SUPPORT, EVEN_SHARE * reference)
-    return (SUPPORT_SLOPE * (d.support - level) - COLOUR_COST * (distance - EVEN_COLOUR)
+    return (SUPPORT_SLOPE * (d.support - _even_support(reference)) - COLOUR_COST * (distance - EVEN_COLOUR)
             - GAP_COST * (d.gap - EVEN_GAP))
+
+
+def _even_support(reference: float) -> float:
+    """The outline support at which a disc is as likely a checker as not, in a photo whose
+    clearest outlines have ``reference``."""
+    return max(EVEN_SUPPORT, EVEN_SHARE * reference)
 
 
 def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None) -> np.ndarray:
@@ -571,8 +576,11 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     counts at worst as even, however faint its outline (dark checkers on a dark point),
     unless it lies half off the field (less than ``ON_FIELD`` radii inside the base: the
     case's edge and corner outline faint discs there);
-    past the last clear one only the evidence of each disc and its step count, so the
-    faint disc a bare point's base makes beside the row's last checker stays out.
+    past the last clear one only the evidence of each disc and its step count, but the
+    step from a clear one to a disc whose outline is under what a checker's needs
+    (``_even_support``) counts nothing, so the faint disc a bare point's base, or the
+    body of a point of the checkers' colour, makes beside the row's last checker stays
+    out, while a row of faint discs (dark checkers on a dark point) is still one.
     So a clear one alone makes a row and a disc whose colour lies between the sides'
     takes its row's. A disc round a die read (``near_die``: the die's middle inside it)
     costs ``DIE_COST``: alone it is the die, in a row of checkers it is one, and it
@@ -585,6 +593,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
         colour = {j: _row_colour(discs[j], distances[j], side) for j in members}
         order = sorted((j for j in members if colour[j] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
+        outlined = [discs[j].support >= _even_support(reference) for j in order]
         worth = [_evidence(discs[j], colour[j], reference) - DIE_COST * near_die[j]
                  - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
         # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
@@ -601,7 +610,9 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                 link = ROW_BONUS if REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius else 0.0
                 for vouched, value in rest[b].items():
                     even = vouched and along[a] >= ON_FIELD * radius
-                    v = (max(worth[a], 0.0) if even else worth[a]) + link - SKIP_COST * skipped + value
+                    faint_after_clear = worth[a] > 0 and not (vouched or outlined[b])
+                    v = ((max(worth[a], 0.0) if even else worth[a]) + (0.0 if faint_after_clear else link)
+                         - SKIP_COST * skipped + value)
                     state = vouched or worth[a] > 0
                     if v > rest[a].get(state, -np.inf):
                         rest[a][state], nxt[a][state] = v, (b, vouched)
