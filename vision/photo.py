@@ -405,6 +405,7 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
+
     def base_of(c: PhotoChecker) -> np.ndarray:
         """The nearest point of the base of ``c``'s point."""
         return fit.to_image([(fit.to_field([(c.x, c.y)])[0][0], float(c.row))])[0]
@@ -487,11 +488,11 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float,
     to the checkers whose whole outline shows, as every upper one's does; a disc found
     with a faint outline (under ``SLIVER`` times the pile's median) is a lower checker's
     sliver, off its slot toward the part that shows, and stands for the hidden lower
-    checker within a slot of it. The first clear checker
-    lies at the base (a lower one, within three quarters of a step), or is an upper one
-    whose base checker went unseen under it: then it lies further, but that checker within
-    half a step (touching the base), and shows as a crescent toward the base
-    (``on_another``: whether a checker lies under the one given)."""
+    checker within a slot of it. The first clear checker lies at the base (a lower one,
+    within three quarters of a step), or is an upper one whose base checker went unseen
+    under it: then it lies further, but that checker within half a step (touching the
+    base), and shows as a crescent toward the base (``on_another``: whether a checker
+    lies under the one given)."""
     seen = [c.outline for c in stack if c.outline > 0]
     faint = [0 < c.outline < SLIVER * float(np.median(seen)) for c in stack]
     clear = [c for c, f in zip(stack, faint) if not f]
