@@ -1290,3 +1290,20 @@ def test_bgref_read_without_calibration_imports_the_photo(opening, tmp_path, cap
     assert cv2.imread(str(annotated)).shape == image.shape
     assert main(["read", str(path)]) == 0
     assert "position" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("stem, values", [("image022", [2, 5]), ("image028", [3, 4])])
+def test_dice_larger_or_smaller_than_usual_for_the_checkers_are_read(stem, values):
+    """Real photos whose dice are near a checker's width (image022: a 2 and a 5) or under
+    half of it (image028: a 3 and a 4): read at the usual die size (0.6 diameters) no
+    die was; each is read where it is labelled."""
+    if not PHOTOS.is_dir():
+        pytest.skip(f"board photos not found at {PHOTOS}")
+    path = next((PHOTOS / "images").glob(f"{stem}-*.jpg"))
+    image = cv2.imread(str(path))
+    boxes = [b for b in _labelled(path.stem, image.shape) if b[0] == "die"]
+    dice = import_photo(image).observation.dice
+    assert sorted(d.value for d in dice) == values
+    for d in dice:
+        x, y = d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2
+        assert any(abs(x - bx) <= bw / 2 and abs(y - by) <= bh / 2 for _, bx, by, bw, bh in boxes)

@@ -354,7 +354,9 @@ def _net(name: str = "dice_photo") -> DiceNet:
 # ------------------------------------------------------------ dice on a board in a photo
 BOARD_PHOTO_CHECKER = 40.0  # a board photo's pip-like spots are looked for with a checker this many pixels wide
 BOARD_PHOTO_DIE = 0.6       # a die's side, with the sides a photo shows, in checker diameters (dice come with
-                            # the set)
+                            # the set) ...
+BOARD_PHOTO_SIZES = ((0.65, 0.9), (1.5, 0.9))  # ... or times these, read only this sure (the set's own dice;
+                                                # at other scales more of a board's texture looks like pips)
 BOARD_PHOTO_CROWDS = 24     # at most this many crowds of spots are candidates ...
 BOARD_PHOTO_SPOTS = 12      # ... and this many lone spots (a one)
 BOARD_PHOTO_SURE = 0.5      # the least confidence of a die read in a board photo
@@ -365,24 +367,40 @@ BOARD_PHOTO_AS_PIPS = 0.4   # ... counting those at least this share as strong a
 
 
 def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None, checkers=()) -> list[Die]:
-    """The dice on a board in a photo (BGR) whose checkers are ``diameter`` pixels wide:
-    ``board_photo_candidates`` read by the board photos' network at ``BOARD_PHOTO_DIE``
-    checker diameters, at least ``BOARD_PHOTO_SURE`` sure, where the photos' network too
-    sees a die at least ``BOARD_PHOTO_SEEN`` likely (the board photos' network learnt
-    rendered boards, and takes some real boards' inlaid dots for sixes; the photos' has
-    seen real photos only). A die lies on a plain surface: one read amid more spots than
-    other dice could show (``BOARD_PHOTO_AROUND``) is an ornamented board's dots; spots on
-    ``checkers`` (circles x, y, radius in image pixels: their rims and rings) are none."""
-    candidates, (xs, ys, strength) = board_photo_candidates(image, diameter, surface)
+    """The dice on a board in a photo (BGR) whose checkers are ``diameter`` pixels wide,
+    surest first: ``board_photo_candidates`` read by the board photos' network at
+    ``BOARD_PHOTO_DIE`` checker diameters, at least ``BOARD_PHOTO_SURE`` sure, where the
+    photos' network too sees a die at least ``BOARD_PHOTO_SEEN`` likely (the board photos'
+    network learnt rendered boards, and takes some real boards' inlaid dots for sixes;
+    the photos' has seen real photos only); then, where none was read, the dice read at
+    the other sizes of ``BOARD_PHOTO_SIZES`` as sure as it says, surest first (dice
+    nearer than ``PHOTO_SAME_DIE`` of the larger side are one). A die lies on a plain
+    surface: one read amid more spots than other dice could show (``BOARD_PHOTO_AROUND``)
+    is an ornamented board's dots; spots on ``checkers`` (circles x, y, radius in image
+    pixels: their rims and rings) are none."""
+    dice = _board_photo_dice(image, BOARD_PHOTO_DIE * diameter, diameter, surface, checkers, BOARD_PHOTO_SURE)
+    other: list[Die] = []
+    for size, sure in BOARD_PHOTO_SIZES:
+        other += _board_photo_dice(image, BOARD_PHOTO_DIE * size * diameter, diameter, surface, checkers, sure)
+    for d in sorted(other, key=lambda d: -d.confidence):
+        if not any(np.hypot(d.centre[0] - k.centre[0], d.centre[1] - k.centre[1])
+                   < PHOTO_SAME_DIE * max(d.box[2], k.box[2]) for k in dice):
+            dice.append(d)
+    return sorted(dice, key=lambda d: -d.confidence)
+
+
+def _board_photo_dice(image: np.ndarray, side: float, diameter: float, surface, checkers, sure: float) -> list[Die]:
+    """``find_board_photo_dice`` at one die size, ``side`` pixels: the dice read at least
+    ``sure``."""
+    candidates, (xs, ys, strength) = board_photo_candidates(image, diameter, surface, side / diameter)
     for x, y, r in checkers:
         off = np.hypot(xs - x, ys - y) > r
         xs, ys, strength = xs[off], ys[off], strength[off]
     if not candidates:
         return []
-    side = BOARD_PHOTO_DIE * diameter
     small, scale = photo_scaled(image, side)
     dice = [d for d in _read_candidates((small, scale), candidates, side, _net("dice_board_photo"))
-            if d.confidence >= BOARD_PHOTO_SURE and _spots_around(d, xs, ys, strength, side) <= BOARD_PHOTO_AROUND]
+            if d.confidence >= sure and _spots_around(d, xs, ys, strength, side) <= BOARD_PHOTO_AROUND]
     if not dice:
         return []
     face, _ = _net()([read_patch(small, photo_patch_transform((*d.centre, side, True), scale)) for d in dice],
@@ -390,10 +408,11 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None, chec
     return [d for d, none in zip(dice, face[:, 0]) if 1 - none >= BOARD_PHOTO_SEEN]
 
 
-def board_photo_candidates(image: np.ndarray, diameter: float, surface=None) -> tuple[list[Candidate], tuple]:
+def board_photo_candidates(image: np.ndarray, diameter: float, surface=None,
+                           die: float = BOARD_PHOTO_DIE) -> tuple[list[Candidate], tuple]:
     """Where dice may lie on a board in a photo (BGR) whose checkers are ``diameter``
-    pixels wide, each a die ``BOARD_PHOTO_DIE`` diameters wide, and the pip-like spots
-    found (x, y, strength arrays in image pixels).
+    pixels wide, each a die ``die`` diameters wide, and the pip-like spots found (x, y,
+    strength arrays in image pixels).
 
     A board is all edges and blobs (points, rows of checkers, the case), so candidates are
     pip-like spots instead: where they crowd into a die-sized square, and the strongest
@@ -412,11 +431,11 @@ def board_photo_candidates(image: np.ndarray, diameter: float, surface=None) -> 
     spots = _spots(small)
     spots[keep == 0] = 0
     peaks = (spots > SPOT) & (spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8)))
-    square = int(BOARD_PHOTO_DIE * BOARD_PHOTO_CHECKER) | 1
+    square = int(die * BOARD_PHOTO_CHECKER) | 1
     found = (_crowded(spots * peaks, square, BOARD_PHOTO_CROWDS)
              + _apart(spots, peaks, 0.8 * square, BOARD_PHOTO_SPOTS))
     ys, xs = np.nonzero(peaks)
-    return ([(x / f, y / f, BOARD_PHOTO_DIE * diameter, True) for x, y in found],
+    return ([(x / f, y / f, die * diameter, True) for x, y in found],
             (xs / f, ys / f, spots[ys, xs]))
 
 
