@@ -7,6 +7,7 @@ tests hold the counts and the detections to the level bench/boards.py measures.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -1124,18 +1125,22 @@ def test_a_row_starting_a_place_above_its_base_is_unsure_beside_rows_that_start_
 def test_a_cell_standing_out_from_its_colours_points_is_found_whichever_way_they_face():
     """Cells of the points of one colour alike, of the other colour alike; one point's
     base cells a hand's colour. Whether a point faces one of the other colour or of its
-    own, only those cells stand out."""
+    own, and whether the points beside the bar differ or (halves mirroring each other, as
+    on real image023) match, only those cells stand out."""
     rng = np.random.default_rng(5)
-    for facing_other in (True, False):
+    for facing_other, mirrored in itertools.product((True, False), (False, True)):
+        def colour_of(row, column):
+            return (column + row * facing_other + (column >= 6) * mirrored) % 2
+
         colours = np.zeros((2, 12, 8, 4))
         for row in range(2):
             for column in range(12):
-                kind = (column + row * facing_other) % 2
-                colours[row, column] = (60 if kind else 200, 140, 150, 10) + rng.normal(0, 1.5, (8, 4))
+                shade = 60 if colour_of(row, column) else 200
+                colours[row, column] = (shade, 140, 150, 10) + rng.normal(0, 1.5, (8, 4))
         colours[0, 4, :3] = (150, 150, 160, 3)
         bare = np.ones((2, 12, 8), bool)
         kind, distance, spread, _ = _pairing(colours, bare)
-        assert all(kind[row, column] == (column + row * facing_other) % 2 for row in range(2) for column in range(12))
+        assert all(kind[row, column] == colour_of(row, column) for row in range(2) for column in range(12))
         out = _standing_out(bare, distance, spread)
         assert set(zip(*np.nonzero(out))) == {(0, 4, 0), (0, 4, 1), (0, 4, 2)}
 
@@ -1307,3 +1312,14 @@ def test_dice_larger_or_smaller_than_usual_for_the_checkers_are_read(stem, value
     for d in dice:
         x, y = d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2
         assert any(abs(x - bx) <= bw / 2 and abs(y - by) <= bh / 2 for _, bx, by, bw, bh in boxes)
+
+
+def test_a_board_whose_halves_mirror_each_other_reads_its_position():
+    """A real photo (image023) of the opening on a board whose halves mirror each other:
+    the points beside the bar are of one colour, so paired the usual way every bare light
+    point of one half stood out against the other half's and was taken for a hand."""
+    if not PHOTOS.is_dir():
+        pytest.skip(f"board photos not found at {PHOTOS}")
+    read = import_photo(cv2.imread(str(next((PHOTOS / "images").glob("image023-*.jpg")))))
+    assert read.observation.settled and read.reason is None
+    assert read.position == Position.initial()

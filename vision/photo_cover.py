@@ -31,6 +31,7 @@ is the point's own drawing (a light triangle's base on a dark field outlines a d
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from dataclasses import dataclass
 from typing import Protocol
@@ -266,12 +267,15 @@ def _bare_median(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, w
 def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each point's colour (0 or 1, (rows, columns)) and every bare cell's distance from the
     bare cells of its colour's points, their spread there and their median (``_against``;
-    infinite, 1 and 0 elsewhere). The points alternate colours along a row, and either a
-    point faces one of the other colour across the field or one of its own: the pairing
-    whose bare cells lie nearer their colour's, on the whole, is taken."""
+    infinite, 1 and 0 elsewhere). The points alternate colours along a row's half, either
+    a point faces one of the other colour across the field or one of its own, and the
+    points beside the bar are of the other colour or (a board whose halves mirror each
+    other) of the same: the pairing whose bare cells lie nearer their colour's, on the
+    whole, is taken."""
     best = None
-    for facing_other in (True, False):
-        kind = np.array([[(column + row * facing_other) % 2 for column in range(12)] for row in range(2)])
+    for facing_other, mirrored in itertools.product((True, False), (False, True)):
+        kind = np.array([[(column + row * facing_other + (column >= 6) * mirrored) % 2 for column in range(12)]
+                         for row in range(2)])
         distance = np.full(bare.shape, np.inf)
         spread = np.ones(bare.shape)
         reference = np.zeros(colours.shape)
