@@ -390,6 +390,28 @@ def test_black_checkers_on_a_black_bar_are_found(seed, home, black):
     assert read.position == position, read.reason
 
 
+def test_past_fifteen_the_least_sure_disc_goes_not_the_faintest_outline():
+    """A tournament board (seed 930260) whose black point in White's home board outlines
+    a grey disc at its base as clearly as a checker (0.87), far from Black's colour: with
+    it Black had sixteen, and dropping the faintest outline dropped the middle one of the
+    three black checkers on point 3 (0.78): a wrong position. The grey disc, under a
+    quarter sure, goes first."""
+    image, _, position = _tournament_render(930260)
+    assert position.points()[0] == 0 and position.points()[2] == -3
+    read = import_photo(image, white="light", home="top-left")
+    assert read.position == position, read.reason
+
+
+def test_past_fifteen_clear_checkers_a_little_off_their_sides_colour_stay():
+    """A blue board under random light (seed 470069) where two clear light checkers
+    (0.98, 0.96) are lit five spreads from their side's colour, under half sure: light has
+    more than fifteen discs, and the faint ones go, not these."""
+    image, _, position = _seeded_render(470069, style="blue", size=(960, 540), difficulty=0.5)
+    assert position.points()[0] == 4 and position.points()[4] == 4
+    read = import_photo(image, white="light", home="top-left")
+    assert read.position == position, read.reason
+
+
 def test_a_white_checker_lit_apart_from_the_grey_ones_is_whites():
     """A tournament board under uneven light (seed 930236): White's checkers look grey but
     the one alone on point 16 shines white, 11 spreads from White's colour (Black's 36),
@@ -477,6 +499,30 @@ def test_a_faint_disc_past_a_rows_last_checker_gains_nothing_from_its_step():
     assert position.points()[22] == -1 and position.points()[18] == -8
     read = import_photo(image, white="light", home=home)
     assert read.observation.point(23).count_range == (1, 1)
+    assert read.position == position, read.reason
+
+
+def test_the_waist_between_two_checkers_of_a_flat_row_is_no_checker_under_a_layer():
+    """Five black checkers in a flat row from the base of point 19 (seed 400088, clean
+    wooden board), each 1.17 diameters from the next: the waist between the first two
+    outlines a disc, taken for a checker under a pile's upper layer. It stood for the
+    sixth black checker on point 12, which lies hidden there, and made a wrong position.
+    Two checkers of a row a step apart leave no room under them."""
+    image, position, home = _clean_render(400088)
+    assert position.points()[18] == -5 and position.points()[11] == -6
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(19).count_range == (5, 5)
+    assert read.position == position, read.reason
+
+
+def test_a_checker_under_a_squeezed_row_shows_where_the_row_steps_twice_as_far():
+    """Seven white checkers squeezed onto point 6 of a tournament board (seed 930148), a
+    row stepping 0.7 diameters; between two of them it steps 1.2 diameters, within a
+    flat row's step but nearly twice this row's: a checker lies under them there."""
+    image, _, position = _tournament_render(930148)
+    assert position.points()[5] == 7
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.observation.point(6).count_range == (7, 7)
     assert read.position == position, read.reason
 
 

@@ -71,6 +71,7 @@ EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base s
 ON_FIELD = 0.25         # ... but one centred less than this many radii inside the base is vouched for by no row
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
 UNSEEN = 0.3            # confidence of a checker put where a row skips one or a pile's upper layer hides one
+UNSURE = 0.25           # a checker less sure than this goes first where a side has more than fifteen
 UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this many spreads of its side's colour
 UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
 STACK_SHIFT = 0.25      # diameters: a stack's upper checker lies this far toward the tip from the one under it
@@ -325,12 +326,14 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
 
 def _fifteen(checkers: list[PhotoChecker], off_only: bool = False) -> list[PhotoChecker]:
     """At most fifteen checkers of each colour (``checkers`` clearest first): beyond that,
-    discs off the field (a letter of an overlay, a clock's knob) go first, then the
-    faintest; with ``off_only`` those off the field alone (more than fifteen on the board
-    make no position)."""
+    discs off the field (a letter of an overlay, a clock's knob) go first, then those
+    under ``UNSURE`` (a point's grey base outlined as clearly as a checker, far from its
+    side's colour), then the faintest; with ``off_only`` those off the field alone (more
+    than fifteen on the board make no position)."""
     out = []
     for colour in COLOURS:
-        mine = sorted((k for k in checkers if k.colour == colour), key=lambda k: k.place == "off")
+        mine = sorted((k for k in checkers if k.colour == colour),
+                      key=lambda k: (k.place == "off", k.confidence < UNSURE))
         out += mine[:max(CHECKERS, sum(k.place != "off" for k in mine)) if off_only else CHECKERS]
     return out
 
@@ -341,8 +344,10 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
     more (no one piles a shorter row), of the row's colour within ``UNDER_COLOUR``
     spreads, not the field's, lying along the point from the nearest checker of the row
     (within ``UNDER_ALONG``: a checker's own side seen at a slant, or its shadow, shows
-    as a crescent away from the camera, whichever way the point runs) and not where a
-    checker was already taken."""
+    as a crescent away from the camera, whichever way the point runs), not where a
+    checker was already taken, nor between two of the row a step apart (nearer one of
+    the row's usual steps than two, and within ``NEXT_SLOT``: no room under them; the
+    waist between two checkers of a flat row outlines a disc)."""
     out = []
     for u, distance, like in zip(under, distances, field_like):
         place, column, row, _, along = _place(u, fit, radius)
@@ -355,6 +360,11 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
         nearest = min(mates, key=lambda c: np.hypot(u.x - c.x, u.y - c.y))
         apart = float(np.hypot(u.x - nearest.x, u.y - nearest.y))
         if apart < 0.6 * radius or abs(along - nearest.along) < UNDER_ALONG * apart:
+            continue
+        before = max((c.along for c in mates if c.along < along), default=-np.inf)
+        after = min((c.along for c in mates if c.along > along), default=np.inf)
+        step = float(np.median(np.diff(sorted(c.along for c in mates))))
+        if after - before <= min(NEXT_SLOT[1] * radius, 1.5 * step):
             continue
         colour = "light" if side == 1 else "dark"
         out.append(PhotoChecker(u.x, u.y, u.radius, colour, UNSEEN, place, column, row, along))
