@@ -345,9 +345,10 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
     spreads, not the field's, lying along the point from the nearest checker of the row
     (within ``UNDER_ALONG``: a checker's own side seen at a slant, or its shadow, shows
     as a crescent away from the camera, whichever way the point runs), not where a
-    checker was already taken, nor between two of the row a step apart (nearer one of
-    the row's usual steps than two, and within ``NEXT_SLOT``: no room under them; the
-    waist between two checkers of a flat row outlines a disc)."""
+    checker was already taken, nor between two checkers of the row (outlined at least
+    ``EVEN_SUPPORT``) a step apart (nearer one of the row's usual steps than two, and
+    within ``NEXT_SLOT``: no room under them; the waist between two checkers of a flat
+    row outlines a disc)."""
     out = []
     for u, distance, like in zip(under, distances, field_like):
         place, column, row, _, along = _place(u, fit, radius)
@@ -361,10 +362,10 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
         apart = float(np.hypot(u.x - nearest.x, u.y - nearest.y))
         if apart < 0.6 * radius or abs(along - nearest.along) < UNDER_ALONG * apart:
             continue
-        before = max((c.along for c in mates if c.along < along), default=-np.inf)
-        after = min((c.along for c in mates if c.along > along), default=np.inf)
-        step = float(np.median(np.diff(sorted(c.along for c in mates))))
-        if after - before <= min(NEXT_SLOT[1] * radius, 1.5 * step):
+        clear = sorted(c.along for c in mates if c.outline >= EVEN_SUPPORT)
+        before = max((a for a in clear if a < along), default=-np.inf)
+        after = min((a for a in clear if a > along), default=np.inf)
+        if len(clear) > 1 and after - before <= min(NEXT_SLOT[1] * radius, 1.5 * float(np.median(np.diff(clear)))):
             continue
         colour = "light" if side == 1 else "dark"
         out.append(PhotoChecker(u.x, u.y, u.radius, colour, UNSEEN, place, column, row, along))
