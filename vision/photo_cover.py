@@ -59,6 +59,7 @@ MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
 MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered
 MAYBE_LIT = (0.5, 4.0)  # a patch lit this much throughout (a shadow, a lamp over black points) is no hand ...
 GLARE = (0.0, 0.05, 0.1, 0.15, 0.2)  # ... a glare's white (BGR 0..1) added to its cells' colours
+MIRRORED = 0.75          # a mirrored pairing of the points' colours fits this many times as near as the usual
 LIT_GAP = 2             # cells standing out this many cells apart (even) are one patch when the light is judged
 SAME_HUE = 0.05         # a lit cell's colours, give or take this share of them, its edges within DIFFERENT
 SKIPPED = 1.5           # a row starting this many radii further from its base than the photo's rows skips a place
@@ -271,9 +272,14 @@ def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndar
     a point faces one of the other colour across the field or one of its own, and the
     points beside the bar are of the other colour or (a board whose halves mirror each
     other) of the same: the pairing whose bare cells lie nearer their colour's, on the
-    whole, is taken."""
+    whole, is taken, a mirrored one only where it fits ``MIRRORED`` times as near and
+    each half shows two bare points of either colour (few boards are mirrored, and with
+    few bare points a pairing that flips a half can pass off the cells standing out on
+    them)."""
+    seen = bare.any(axis=(0, 2))
+    both_halves = all(seen[half][parity::2].sum() >= 2 for half in (slice(0, 6), slice(6, 12)) for parity in (0, 1))
     best = None
-    for facing_other, mirrored in itertools.product((True, False), (False, True)):
+    for mirrored, facing_other in itertools.product((False, True) if both_halves else (False,), (True, False)):
         kind = np.array([[(column + row * facing_other + (column >= 6) * mirrored) % 2 for column in range(12)]
                          for row in range(2)])
         distance = np.full(bare.shape, np.inf)
@@ -286,9 +292,9 @@ def _pairing(colours: np.ndarray, bare: np.ndarray) -> tuple[np.ndarray, np.ndar
             spread = np.where(mine, s, spread)
             reference = np.where(mine[..., None], r, reference)
         apart = float(distance[bare].mean()) if bare.any() else 0.0
-        if best is None or apart < best[0]:
-            best = (apart, kind, distance, spread, reference)
-    return best[1:]
+        if best is None or apart < (MIRRORED if mirrored and not best[-1] else 1.0) * best[0]:
+            best = (apart, kind, distance, spread, reference, mirrored)
+    return best[1:-1]
 
 
 def _standing_out(bare: np.ndarray, distance: np.ndarray, spread: np.ndarray) -> np.ndarray:
