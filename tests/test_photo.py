@@ -487,6 +487,16 @@ def test_a_die_on_a_point_beyond_its_checkers_vouches_for_no_faint_disc():
     assert read.observation.point(2).count == 2
     assert read.position == position
 
+def _assert_clean_render_read(seed: int, truth: dict[int, int], point: int) -> None:
+    """The clean render of ``seed`` holds ``truth`` (point: White's signed count) and is
+    read right, ``point`` as a sure count."""
+    image, position, home = _clean_render(seed)
+    assert all(position.points()[p - 1] == n for p, n in truth.items())
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(point).count_range == (abs(truth[point]), abs(truth[point]))
+    assert read.position == position, read.reason
+
+
 def test_a_faint_disc_past_a_rows_last_checker_gains_nothing_from_its_step():
     """A red checker alone at the base of a red point (seed 400111, clean blue board): the
     point's red body a diameter past it outlines a faint disc (0.55 of its outline, a
@@ -495,11 +505,7 @@ def test_a_faint_disc_past_a_rows_last_checker_gains_nothing_from_its_step():
     left Black one short of the eight on point 19. Past a row's last clear checker the
     step counts only to a disc whose outline is as clear as a checker's; the stack on
     point 19 is then counted for the three it hides, just what Black lacks."""
-    image, position, home = _clean_render(400111)
-    assert position.points()[22] == -1 and position.points()[18] == -8
-    read = import_photo(image, white="light", home=home)
-    assert read.observation.point(23).count_range == (1, 1)
-    assert read.position == position, read.reason
+    _assert_clean_render_read(400111, {23: -1, 19: -8}, 23)
 
 
 def test_the_waist_between_two_checkers_of_a_flat_row_is_no_checker_under_a_layer():
@@ -508,11 +514,7 @@ def test_the_waist_between_two_checkers_of_a_flat_row_is_no_checker_under_a_laye
     outlines a disc, taken for a checker under a pile's upper layer. It stood for the
     sixth black checker on point 12, which lies hidden there, and made a wrong position.
     Two checkers of a row a step apart leave no room under them."""
-    image, position, home = _clean_render(400088)
-    assert position.points()[18] == -5 and position.points()[11] == -6
-    read = import_photo(image, white="light", home=home)
-    assert read.observation.point(19).count_range == (5, 5)
-    assert read.position == position, read.reason
+    _assert_clean_render_read(400088, {19: -5, 12: -6}, 19)
 
 
 def test_a_checker_under_a_squeezed_row_shows_where_the_row_steps_twice_as_far():
