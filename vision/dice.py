@@ -378,10 +378,20 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None, chec
     surface: one read amid more spots than other dice could show (``BOARD_PHOTO_AROUND``)
     is an ornamented board's dots; spots on ``checkers`` (circles x, y, radius in image
     pixels: their rims and rings) are none."""
-    dice = _board_photo_dice(image, BOARD_PHOTO_DIE * diameter, diameter, surface, checkers, BOARD_PHOTO_SURE)
-    other: list[Die] = []
-    for size, sure in BOARD_PHOTO_SIZES:
-        other += _board_photo_dice(image, BOARD_PHOTO_DIE * size * diameter, diameter, surface, checkers, sure)
+    spots, peaks, f = _board_photo_spots(image, diameter, surface)
+    ys, xs = np.nonzero(peaks)
+    strength, xs, ys = spots[ys, xs], xs / f, ys / f
+    for x, y, r in checkers:
+        off = np.hypot(xs - x, ys - y) > r
+        xs, ys, strength = xs[off], ys[off], strength[off]
+
+    def read(size: float, sure: float) -> list[Die]:
+        die = BOARD_PHOTO_DIE * size
+        return _board_photo_dice(image, _crowds(spots, peaks, f, diameter, die), (xs, ys, strength),
+                                 die * diameter, sure)
+
+    dice = read(1.0, BOARD_PHOTO_SURE)
+    other = [d for size, sure in BOARD_PHOTO_SIZES for d in read(size, sure)]
     for d in sorted(other, key=lambda d: -d.confidence):
         if not any(np.hypot(d.centre[0] - k.centre[0], d.centre[1] - k.centre[1])
                    < PHOTO_SAME_DIE * max(d.box[2], k.box[2]) for k in dice):
@@ -389,18 +399,16 @@ def find_board_photo_dice(image: np.ndarray, diameter: float, surface=None, chec
     return sorted(dice, key=lambda d: -d.confidence)
 
 
-def _board_photo_dice(image: np.ndarray, side: float, diameter: float, surface, checkers, sure: float) -> list[Die]:
-    """``find_board_photo_dice`` at one die size, ``side`` pixels: the dice read at least
-    ``sure``."""
-    candidates, (xs, ys, strength) = board_photo_candidates(image, diameter, surface, side / diameter)
-    for x, y, r in checkers:
-        off = np.hypot(xs - x, ys - y) > r
-        xs, ys, strength = xs[off], ys[off], strength[off]
+def _board_photo_dice(image: np.ndarray, candidates: list[Candidate], spots: tuple, side: float,
+                      sure: float) -> list[Die]:
+    """``find_board_photo_dice`` at one die size, ``side`` pixels: the dice read at
+    ``candidates`` at least ``sure``; ``spots`` the pip-like spots off the checkers (x, y,
+    strength arrays in image pixels)."""
     if not candidates:
         return []
     small, scale = photo_scaled(image, side)
     dice = [d for d in _read_candidates((small, scale), candidates, side, _net("dice_board_photo"))
-            if d.confidence >= sure and _spots_around(d, xs, ys, strength, side) <= BOARD_PHOTO_AROUND]
+            if d.confidence >= sure and _spots_around(d, *spots, side) <= BOARD_PHOTO_AROUND]
     if not dice:
         return []
     face, _ = _net()([read_patch(small, photo_patch_transform((*d.centre, side, True), scale)) for d in dice],
@@ -419,6 +427,15 @@ def board_photo_candidates(image: np.ndarray, diameter: float, surface=None,
     lone ones (a one has a single pip), only on the ``surface`` where dice are rolled
     (image polygons, if given: the halves of the field; the cube waits on the bar and its
     numbers read as pips)."""
+    spots, peaks, f = _board_photo_spots(image, diameter, surface)
+    ys, xs = np.nonzero(peaks)
+    return _crowds(spots, peaks, f, diameter, die), (xs / f, ys / f, spots[ys, xs])
+
+
+def _board_photo_spots(image: np.ndarray, diameter: float, surface) -> tuple[np.ndarray, np.ndarray, float]:
+    """The pip-like spots of a board photo on its ``surface`` (see
+    ``board_photo_candidates``), seen at the scale ``f`` that makes a checker
+    ``BOARD_PHOTO_CHECKER`` pixels wide: their strength, where they peak, and ``f``."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
         raise ValueError("find_board_photo_dice needs a BGR colour image")
     f = BOARD_PHOTO_CHECKER / diameter
@@ -430,13 +447,16 @@ def board_photo_candidates(image: np.ndarray, diameter: float, surface=None,
             cv2.fillConvexPoly(keep, np.round(np.asarray(polygon, np.float64) * f).astype(np.int32), 255)
     spots = _spots(small)
     spots[keep == 0] = 0
-    peaks = (spots > SPOT) & (spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8)))
+    return spots, (spots > SPOT) & (spots >= cv2.dilate(spots, np.ones((3, 3), np.uint8))), f
+
+
+def _crowds(spots: np.ndarray, peaks: np.ndarray, f: float, diameter: float, die: float) -> list[Candidate]:
+    """Candidates for dice ``die`` checker diameters wide among the spots of
+    ``_board_photo_spots``: their crowds in a die-sized square and the strongest lone ones."""
     square = int(die * BOARD_PHOTO_CHECKER) | 1
     found = (_crowded(spots * peaks, square, BOARD_PHOTO_CROWDS)
              + _apart(spots, peaks, 0.8 * square, BOARD_PHOTO_SPOTS))
-    ys, xs = np.nonzero(peaks)
-    return ([(x / f, y / f, die * diameter, True) for x, y in found],
-            (xs / f, ys / f, spots[ys, xs]))
+    return [(x / f, y / f, die * diameter, True) for x, y in found]
 
 
 def _spots_around(die: Die, xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, side: float) -> int:

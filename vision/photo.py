@@ -855,8 +855,7 @@ def _dice(image: np.ndarray, diameter: float, halves: list[np.ndarray] | None, c
     """The dice on the ``halves`` of the field (image polygons; anywhere when None) of a
     board whose checkers are ``diameter`` pixels wide, at most the ``DICE`` surest;
     ``checkers`` the circles (x, y, radius) of the checkers found."""
-    found = sorted(find_board_photo_dice(image, diameter, surface=halves, checkers=checkers),
-                   key=lambda d: -d.confidence)
+    found = find_board_photo_dice(image, diameter, surface=halves, checkers=checkers)     # surest first
     return [DieRead(d.value, None, d.flat, False, tuple(int(v) for v in d.box), d.confidence)
             for d in found[:DICE]]
 
