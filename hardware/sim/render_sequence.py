@@ -300,6 +300,22 @@ def random_position(rng: np.random.Generator, plies: int) -> Position:
     return position
 
 
+def bearoff_position(rng: np.random.Generator) -> Position:
+    """A position from random play once a side has borne off, up to 15 plies later, the
+    game still on: checkers in the trays and piles on the home boards."""
+    while True:
+        position, side, later = Position.initial(), WHITE, int(rng.integers(0, 16))
+        while True:
+            _, after = random_turn(rng, position, side)
+            if after.winner() is not None:
+                break
+            position, side = after, side.opponent
+            if position.off(WHITE) or position.off(BLACK):
+                if not later:
+                    return position
+                later -= 1
+
+
 def hand_photo(seed: int) -> tuple[np.ndarray, FrameTruth, Position]:
     """A clean 960 x 540 photo of a position from random play with a player's hand reaching
     over a point, the board's style by ``seed`` and the rest drawn from it: the photos a
