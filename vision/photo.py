@@ -17,6 +17,7 @@ the other corners make.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -31,6 +32,7 @@ from vision.photo_board import FieldFit, field_colour, find_field
 from vision.photo_checkers import (CLEAR_OUTLINE, Disc, checker_radius, disc_edges, find_discs, lower_rim,
                                    split_colours, under_discs, weighted)
 from vision.photo_cover import Cover, find_cover
+from vision.photo_trays import TrayBand, read_trays
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 COLOURS = ("light", "dark")
@@ -221,7 +223,7 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     checkers = [c for c in checkers if (c.column, c.row) not in cover.bases]
     board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
     checkers = _fifteen(checkers + _piled_on(image, checkers, board, scale), off_only=True)
-    return _read_position(checkers, board, dice, white, home, cover)
+    return _read_position(checkers, board, dice, white, home, cover, read_trays(image, board, checkers))
 
 
 def _working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -705,9 +707,9 @@ def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | Non
 
 # ------------------------------------------------------------------------ the position
 def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, home,
-                   cover: Cover = Cover()) -> PhotoRead:
+                   cover: Cover = Cover(), trays: Sequence[TrayBand] = ()) -> PhotoRead:
     """Counts per point and the orientation that makes the best position of them, the
-    points ``cover`` names read as ranges."""
+    points ``cover`` names read as ranges, ``trays`` the checkers seen standing in them."""
     stacks = _point_rows(checkers)
     mixed = [key for key, stack in stacks.items() if len({c.colour for c in stack}) > 1]
     counts = {c: sum(1 for k in checkers if k.colour == c) for c in COLOURS}
@@ -719,7 +721,7 @@ def _read_position(checkers: list[PhotoChecker], fit: FieldFit, dice, white, hom
     choices = []
     for w in ([white] if white else list(COLOURS)):
         for h in ([home] if home else list(HOMES)):
-            choices.append(_orient(checkers, stacks, fit, dice, w, h, cover))
+            choices.append(_orient(checkers, stacks, fit, dice, w, h, cover, trays))
     choices.sort(key=lambda ch: ch[0])
     read = choices[0][1]
     chosen = [name for name, given in (("home", home), ("white", white)) if not given]
@@ -768,14 +770,16 @@ def _conventional(fit: FieldFit, corner: tuple[int, int]) -> bool:
     return float(np.dot(right, toward)) > 0
 
 
-def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover: Cover):
+def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover: Cover, trays=()):
     """(rank, PhotoRead) for White's checkers being ``white`` and its home in ``home``.
     Checkers not found may lie in a pile or on a point whose next checker's place stands
     out or whose row skips its base (``cover.unsure``); on a point something unexplained
     lies over (``cover.reached``) anything may, and what was found there may be no
     checker: no count is sure there. Where a single pile of a side that has borne off
     none can hold what it lacks, and nothing else may, the pile's count is the likeliest
-    (what shows and what is lacking), its range still honest and no position made."""
+    (what shows and what is lacking), its range still honest and no position made. A side
+    all home whose checkers standing in the trays are just those not found has borne them
+    off: nothing is hidden; more standing than not found leaves the side unsure."""
     corner = _home_corner(fit, home)
     unsure = {_point_number(column, row, corner) - 1 for column, row in cover.unsure}
     reached = {_point_number(column, row, corner) - 1 for column, row in cover.reached}
@@ -809,23 +813,31 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
         piles = [i for i, n in enumerate(signed) if n * sign >= (ROW - 1 if all_home else ROW)]
         hiding = sorted(i for i in unsure if signed[i] * sign >= 0 and i not in piles)
         off[side] = (max(0, missing), max(0, missing))
-        if missing <= 0 or (all_home and not piles and not hiding and not reached):
+        colour = next(c for c, o in owner.items() if o == side)
+        standing = sum(b.count for b in trays if owner[b.colour] == side)
+        if standing > max(0, missing):
+            # a pile read too high, or what stands in a tray is no checker: neither is sure
+            unsure_text.append(f"{CHECKERS - missing} {colour} checkers found and {standing} standing in a tray")
+            continue
+        if missing <= 0 or (all_home and ((not piles and not hiding and not reached) or standing == missing)):
             continue
         # checkers not found: hidden in a pile or under what covers a point, borne off
         # (only once all are home) or simply unseen; no count is sure, the piles, the
         # covered points and the tray get honest ranges
-        off[side] = (0, missing)
+        off[side] = (standing, missing)
         for i in piles + hiding:
-            ranges[i] = (abs(signed[i]), max(ranges[i][1], abs(signed[i]) + missing))
+            ranges[i] = (abs(signed[i]), max(ranges[i][1], abs(signed[i]) + missing - standing))
             confidence[i] = min(confidence[i], 0.3)
-        if len(piles) == 1 and not hiding and not all_home and not reached:
-            # the one place that can hold them, with none borne off: its likeliest count
-            signed[piles[0]] += sign * missing
-        colour = next(c for c, o in owner.items() if o == side)
+        if len(piles) == 1 and not hiding and not reached and (standing or not all_home):
+            # the one place that can hold them but for those standing in a tray (none borne
+            # off where no tray shows any and some are not home): its likeliest count
+            signed[piles[0]] += sign * (missing - standing)
         where = [f"piles on points {_numbers(piles)}"] if piles else []
         where += [f"what lies over points {_numbers(hiding)}"] if hiding else []
+        hidden = "the rest" if standing else "them"
         unsure_text.append(f"{missing} {colour} checker{'s' if missing > 1 else ''} not found"
-                           + (f" ({' or '.join(where)} may hide them)" if where else ""))
+                           + (f", {standing} standing in a tray" if standing else "")
+                           + (f" ({' or '.join(where)} may hide {hidden})" if where else ""))
     for i in reached:
         ranges[i] = (0, CHECKERS)
         confidence[i] = 0.0

@@ -1,0 +1,104 @@
+"""Photo import's trays: checkers standing on edge beyond a field end, counted by their faces."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.position import WHITE, Position
+from hardware.sim.render_sequence import bearoff_position, random_position
+from hardware.sim.renderer import STYLES, Conditions, render
+from vision.photo import HOMES, import_photo
+from vision.photo_board import FieldFit
+from vision.photo_trays import PX_PER_DIAMETER, _count, read_trays
+
+
+def _render(seed: int, position: Position | None = None, difficulty: float | None = None):
+    """A frame of ``position`` (a bear-off from random play by default): clean conditions,
+    style and home corner by ``seed`` as bench/boards.py draws them, or the tournament
+    board at 1280 x 720 with ``difficulty``'s camera, light and clutter."""
+    rng = np.random.default_rng(seed)
+    position = position or bearoff_position(rng)
+    dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+    if difficulty is not None:
+        image, _ = render(position, dice=dice, seed=seed, style="tournament", size=(1280, 720), difficulty=difficulty)
+        return image, position, None
+    home = HOMES[(seed // len(STYLES)) % len(HOMES)]
+    image, _ = render(position, dice=dice, seed=seed, style=list(STYLES)[seed % len(STYLES)], size=(960, 540),
+                      conditions=Conditions.clean(), home=home)
+    return image, position, home
+
+
+def _standing(image: np.ndarray, home: str | None) -> dict[str, int]:
+    """The checkers of each colour read standing in the trays of ``image``."""
+    read = import_photo(image, white="light", home=home)
+    bands = read_trays(image, FieldFit(read.board), read.checkers)
+    return {colour: sum(b.count for b in bands if b.colour == colour) for colour in ("light", "dark")}
+
+
+def test_checkers_standing_in_both_trays_are_counted():
+    """Five of each side borne off on a classic wooden board (seed 610015): each tray's
+    row of faces is counted, the light one and the dark one."""
+    image, position, home = _render(610015)
+    assert position.off(WHITE) == 5 and position.off(WHITE.opponent) == 5
+    assert _standing(image, home) == {"light": 5, "dark": 5}
+
+
+def test_ten_faces_in_a_row_are_ten_checkers():
+    """Ten white checkers standing in the tray of a tournament board (seed 610012), a
+    block longer than the tray's half: counted face by face."""
+    image, position, home = _render(610012)
+    assert position.off(WHITE) == 10 and position.off(WHITE.opponent) == 0
+    assert _standing(image, home) == {"light": 10, "dark": 0}
+
+
+def test_a_board_with_none_borne_off_shows_none_standing():
+    """The opening on every style, and tournament tables with a clock, score cards and a
+    cup beside the board: nothing stands in a tray."""
+    for seed in range(700000, 700000 + len(STYLES)):
+        image, _, home = _render(seed, Position.initial())
+        assert _standing(image, home) == {"light": 0, "dark": 0}, list(STYLES)[seed % len(STYLES)]
+    for seed in (930000, 930001, 930002):
+        image, position, _ = _render(seed, random_position(np.random.default_rng(seed), 20), difficulty=0.5)
+        assert position.off(WHITE) == position.off(WHITE.opponent) == 0
+        assert _standing(image, None) == {"light": 0, "dark": 0}, seed
+
+
+def test_a_bear_off_whose_missing_checkers_stand_in_the_tray_is_a_position():
+    """White has borne off four (seed 400041, clean blue board) and piles five on points 2
+    and 3: the checkers not found could hide in a pile, so no position was made. The
+    tray holds four standing, just the four not found: none is hidden."""
+    rng = np.random.default_rng(400041)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    home = HOMES[(400041 // len(STYLES)) % len(HOMES)]
+    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=400041,
+                      style=list(STYLES)[400041 % len(STYLES)], size=(960, 540), conditions=Conditions.clean(),
+                      home=home)
+    assert position.off(WHITE) == 4 and position.points()[1] == position.points()[2] == 5
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.off["white"] == (4, 4)
+    assert read.position == position, read.reason
+
+
+def _faces(count: int, step: int, light: bool) -> np.ndarray:
+    """A straightened tray (Lab) with ``count`` checkers standing, ``step`` pixels each:
+    faces lightest in their middle, dark between, on a mid-grey floor."""
+    lab = np.full((count * step + 4 * PX_PER_DIAMETER, 2 * PX_PER_DIAMETER, 3), (90.0, 128.0, 128.0), np.float32)
+    top = 2 * PX_PER_DIAMETER
+    for i in range(count):
+        for r in range(step):
+            shade = np.sin(np.pi * (r + 0.5) / step)
+            lab[top + i * step + r, 10:34, 0] = (150 + 90 * shade) if light else (20 + 40 * shade)
+    return cv2.GaussianBlur(lab, (3, 3), 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(count=st.integers(1, 15), step=st.integers(6, 10), light=st.booleans())
+def test_each_face_standing_in_a_band_counts_once(count, step, light):
+    """However many stand and however thick they are (6..10 pixels at 24 a diameter), the
+    faces of a band, lightest in their middles, count one checker each."""
+    lab = _faces(count, step, light)
+    top = 2 * PX_PER_DIAMETER
+    assert _count(lab, top - 3, top + count * step + 3, 10, 34) == count

@@ -1,0 +1,218 @@
+"""Reading the bear-off trays in a photo: checkers standing on edge beyond a field end.
+
+A tray runs along an end of the field, beyond the rim between them. Borne-off checkers
+stand on edge in it, one against the next: seen from above, a band a checker's diameter
+across the tray, of its side's colour, each checker's face lightest in its middle. The
+strip beyond each end is looked at straight (through the field's homography); a band is
+where edges across the tray crowd over a checker's width, running on as far as those
+edges or its side's colour (learned from the checkers on the points) go, and each face
+along it is one checker. The checkers found on the points and the bar (one on the ace
+point may reach over the rim) take no part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.photo_board import FieldFit
+
+PX_PER_DIAMETER = 24          # the straightened strip's scale
+REACH = 3.4                   # diameters beyond the field's end looked at (rim, strip and tray)
+NEAR_END = 0.15               # ... from this far beyond it (the field's edge itself)
+BEYOND_ENDS = 0.12            # field heights the trays reach beyond the field's sides
+ACROSS = (0.7, 1.25)          # a band's width across the tray, in diameters
+EDGE_FLOOR = 4.0              # mean edge strength (Lab units per pixel) over a band at least ...
+EDGE_OVER = 3.0               # ... and this many times the strip's usual
+FLOOR_APART = 12.0            # Lab units a line across a band lies from the tray's floor ...
+GAP = 0.15                    # ... but for gaps this many diameters long (the dark between faces)
+THINNEST = 0.18               # diameters: the least room a checker standing on edge takes ...
+FACE_LENGTH = 0.45            # ... and the most
+SIDE_SPREADS = 4.0            # a band's middle lies within this many spreads of its side's colour
+FACE_CONTRAST = 4.0           # a face's middle is this much lighter (Lab L) than the dark between faces
+CLEAR = 1.15                  # radii round a checker found where the strip is not looked at
+
+
+@dataclass(frozen=True)
+class TrayBand:
+    """Checkers of one ``colour`` ('light'/'dark') standing on edge beyond field end
+    ``end`` (0 or 1, the field's x): ``count`` of them, the band from ``start`` to ``stop``
+    along the end (field y)."""
+
+    end: int
+    colour: str
+    count: int
+    start: float
+    stop: float
+
+
+def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
+    """The bands of checkers standing on edge beyond either end of the field in ``image``
+    (BGR); ``checkers`` those found (x, y, radius, colour, place)."""
+    on_points = [c for c in checkers if c.place == "point"]
+    colours = _side_colours(image, on_points)
+    if colours is None:
+        return []
+    diameter = 2 * float(np.median([c.radius for c in on_points]))
+    unit = fit.point_width * diameter / fit.point_width_px()      # a diameter in field units
+    bands = []
+    for end in (0, 1):
+        lab, seen = _strip(image, fit, end, unit, checkers)
+        for start, stop, x0, x1, colour in _bands(lab, seen, colours):
+            count = _count(lab, start, stop, x0, x1)
+            if count:
+                bands.append(TrayBand(end, colour, count, start / PX_PER_DIAMETER * unit - BEYOND_ENDS,
+                                      stop / PX_PER_DIAMETER * unit - BEYOND_ENDS))
+    return bands
+
+
+def _side_colours(image: np.ndarray, checkers) -> dict[str, tuple[np.ndarray, float]] | None:
+    """Each side's checker colour (Lab) and its spread, from the middles of its checkers."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    out = {}
+    for colour in ("light", "dark"):
+        pixels = []
+        for c in checkers:
+            if c.colour != colour:
+                continue
+            r = max(1, int(c.radius * 0.5))
+            x, y = int(round(c.x)), int(round(c.y))
+            pixels.append(lab[max(0, y - r):min(h, y + r + 1), max(0, x - r):min(w, x + r + 1)].reshape(-1, 3))
+        if not pixels:
+            return None
+        pixels = np.vstack(pixels)
+        mean = np.median(pixels, axis=0)
+        spread = float(np.median(np.linalg.norm(pixels - mean, axis=1))) + 4.0
+        out[colour] = (mean, spread)
+    return out
+
+
+def _strip(image: np.ndarray, fit: FieldFit, end: int, unit: float, checkers) -> tuple[np.ndarray, np.ndarray]:
+    """The photo beyond field end ``end`` straightened (Lab): x across the tray outward from
+    the field (``PX_PER_DIAMETER`` a diameter), y along it from field y = -``BEYOND_ENDS``;
+    and where it shows the photo and no checker found on the points or the bar."""
+    scale = PX_PER_DIAMETER / unit
+    width, height = int(np.ceil(REACH * PX_PER_DIAMETER)), int(np.ceil((1 + 2 * BEYOND_ENDS) * scale))
+    sign = 1.0 if end == 1 else -1.0
+    to_field = np.array([[sign / scale, 0, end + sign * NEAR_END * unit], [0, 1 / scale, -BEYOND_ENDS], [0, 0, 1]])
+    warp = fit.homography @ to_field
+    strip = cv2.warpPerspective(image, warp, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    clear = np.full(image.shape[:2], 255, np.uint8)
+    for c in (c for c in checkers if c.place != "off"):
+        cv2.circle(clear, (int(round(c.x)), int(round(c.y))), int(round(CLEAR * c.radius)), 0, -1)
+    seen = cv2.warpPerspective(clear, warp, (width, height), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                               borderValue=0) > 0
+    return cv2.cvtColor(strip, cv2.COLOR_BGR2LAB).astype(np.float32), seen
+
+
+def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, int, int, str]]:
+    """Runs along the strip (rows start..stop, columns x0..x1) crossed by edges over a
+    checker's diameter (``ACROSS``) and no wider: the faces of checkers on edge, and the
+    side (of ``colours``) whose colour they are nearer."""
+    across = int(ACROSS[0] * PX_PER_DIAMETER)
+    face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
+    weights = np.array([1.0, 0.5, 0.5], np.float32)
+    edges = sum(w * np.abs(cv2.Sobel(lab[:, :, i], cv2.CV_32F, 0, 1, ksize=3)) / 4 for i, w in enumerate(weights))
+    edges[~cv2.erode(seen.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 0
+    window = cv2.blur(edges, (across, face), borderType=cv2.BORDER_CONSTANT)
+    strength, where = window.max(axis=1), window.argmax(axis=1)
+    level = max(EDGE_FLOOR, EDGE_OVER * float(np.median(strength)))
+    lean = across // 2         # how far a band's edges may wander across from row to row
+    out: list[tuple[int, int, int, int, str]] = []
+    j = 0
+    while j < len(strength):
+        if strength[j] < level:
+            j += 1
+            continue
+        k = j
+        while k + 1 < len(strength) and strength[k + 1] >= level and abs(int(where[k + 1]) - int(where[j])) <= lean:
+            k += 1
+        profile = edges[j:k + 1].mean(axis=0)
+        wide = np.flatnonzero(profile >= 0.5 * profile.max())
+        x0, x1 = int(wide.min()), int(wide.max()) + 1
+        if ACROSS[0] * PX_PER_DIAMETER <= x1 - x0 <= ACROSS[1] * PX_PER_DIAMETER:
+            band = _as_side(lab, seen, edges, level, (j + k) // 2, x0, x1, colours)
+            if band is not None and not any(band[0] < b[1] and b[0] < band[1] for b in out):
+                out.append(band)
+        j = k + 1
+    return out
+
+
+def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, middle: int, x0: int, x1: int,
+             colours) -> tuple[int, int, int, int, str] | None:
+    """The band about row ``middle`` (start, stop, x0, x1, colour) as the side's whose
+    colour its middle is nearer (``_extent`` with each side's colour), None unless within
+    ``SIDE_SPREADS`` of it (a tray's divider, the rim between its ends, is no side's
+    colour) and ``THINNEST`` long."""
+    quarter = (x1 - x0) // 4
+    best = None
+    for colour, (mean, spread) in colours.items():
+        extent = _extent(lab, seen, edges, level, middle, x0, x1, mean)
+        if extent is not None:
+            inner = np.median(lab[extent[0]:extent[1], x0 + quarter:x1 - quarter].reshape(-1, 3), axis=0)
+            apart = float(np.linalg.norm(inner - mean)) / spread
+            if best is None or apart < best[0]:
+                best = (apart, extent, colour)
+    if best is None or best[0] > SIDE_SPREADS or best[1][1] - best[1][0] < THINNEST * PX_PER_DIAMETER:
+        return None
+    return (*best[1], x0, x1, best[2])
+
+
+def _extent(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, middle: int,
+            x0: int, x1: int, side: np.ndarray) -> tuple[int, int] | None:
+    """The run of lines across (columns x0..x1) about row ``middle`` crossed by edges as a
+    band's (at ``level``) or nearer the ``side``'s colour than the tray's floor there (the
+    colour most lines across show), gaps of a face's dark edge bridged; None where none is."""
+    face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
+    inside = seen[:, x0:x1].sum(axis=1) > (x1 - x0) // 2
+    if inside.sum() < 2 * PX_PER_DIAMETER:
+        return None
+    lines = np.array([np.median(lab[r, x0:x1][seen[r, x0:x1]], axis=0) if inside[r] else np.zeros(3)
+                      for r in range(len(lab))])
+    floor = _mode(lines[inside])
+    energy = cv2.blur(edges[:, x0:x1].mean(axis=1).reshape(-1, 1), (1, face), borderType=cv2.BORDER_CONSTANT)
+    busy = cv2.erode((energy >= level).astype(np.uint8), np.ones((face, 1), np.uint8)).ravel().astype(bool)
+    nearer = np.linalg.norm(lines - side, axis=1) < np.linalg.norm(lines - floor, axis=1)
+    differs = inside & (busy | (nearer & (np.linalg.norm(lines - floor, axis=1) > FLOOR_APART)))
+    hits = np.flatnonzero(differs)
+    if not len(hits):
+        return None
+    a = b = int(hits[np.argmin(np.abs(hits - middle))])
+    if abs(a - middle) > face:
+        return None
+    gap = int(GAP * PX_PER_DIAMETER)
+    while a > 0 and differs[max(0, a - gap):a].any():
+        a = max(0, a - gap) + int(np.flatnonzero(differs[max(0, a - gap):a])[0])
+    while b < len(lab) - 1 and differs[b + 1:b + 1 + gap].any():
+        b = b + 1 + int(np.flatnonzero(differs[b + 1:b + 1 + gap])[-1])
+    return a, b + 1
+
+
+def _mode(lines: np.ndarray) -> np.ndarray:
+    """The colour (Lab) the most of ``lines`` lie within ``FLOOR_APART`` / 2 of."""
+    near = np.linalg.norm(lines[:, None, :] - lines[None, ::4, :], axis=2) <= FLOOR_APART / 2
+    return np.median(lines[near[:, int(np.argmax(near.sum(axis=0)))]], axis=0)
+
+
+def _count(lab: np.ndarray, start: int, stop: int, x0: int, x1: int) -> int:
+    """Checkers standing in a band (rows start..stop): each face shows lightest in its
+    middle, a peak of the lines' lightness standing ``FACE_CONTRAST`` above the lows on
+    both sides of it within a face's length (the edges between faces, or beyond the band),
+    each low taken before any lighter line."""
+    quarter = (x1 - x0) // 4
+    face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
+    lo, hi = max(0, start - face), min(len(lab), stop + face)
+    lightness = lab[lo:hi, x0 + quarter:x1 - quarter, 0].mean(axis=1)
+
+    def low(i: int, way: int) -> float:
+        least, j = lightness[i], i + way
+        while 0 <= j < len(lightness) and abs(j - i) <= face and lightness[j] <= lightness[i]:
+            least, j = min(least, lightness[j]), j + way
+        return float(least)
+
+    return sum(1 for i in range(max(1, start - lo), min(stop - lo, len(lightness) - 1))
+               if lightness[i] > lightness[i - 1] and lightness[i] >= lightness[i + 1]
+               and lightness[i] - max(low(i, -1), low(i, 1)) >= FACE_CONTRAST)
