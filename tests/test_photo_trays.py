@@ -12,7 +12,7 @@ from hardware.sim.render_sequence import bearoff_position, random_position
 from hardware.sim.renderer import STYLES, Conditions, render
 from vision.photo import HOMES, import_photo
 from vision.photo_board import FieldFit
-from vision.photo_trays import PX_PER_DIAMETER, _count, read_trays
+from vision.photo_trays import PX_PER_DIAMETER, _faces, _standing, read_trays
 
 
 def _render(seed: int, position: Position | None = None, difficulty: float | None = None):
@@ -31,7 +31,7 @@ def _render(seed: int, position: Position | None = None, difficulty: float | Non
     return image, position, home
 
 
-def _standing(image: np.ndarray, home: str | None) -> dict[str, int]:
+def _read_standing(image: np.ndarray, home: str | None) -> dict[str, int]:
     """The checkers of each colour read standing in the trays of ``image``."""
     read = import_photo(image, white="light", home=home)
     bands = read_trays(image, FieldFit(read.board), read.checkers)
@@ -43,7 +43,7 @@ def test_checkers_standing_in_both_trays_are_counted():
     row of faces is counted, the light one and the dark one."""
     image, position, home = _render(610015)
     assert position.off(WHITE) == 5 and position.off(WHITE.opponent) == 5
-    assert _standing(image, home) == {"light": 5, "dark": 5}
+    assert _read_standing(image, home) == {"light": 5, "dark": 5}
 
 
 def test_ten_faces_in_a_row_are_ten_checkers():
@@ -51,7 +51,7 @@ def test_ten_faces_in_a_row_are_ten_checkers():
     block longer than the tray's half: counted face by face."""
     image, position, home = _render(610012)
     assert position.off(WHITE) == 10 and position.off(WHITE.opponent) == 0
-    assert _standing(image, home) == {"light": 10, "dark": 0}
+    assert _read_standing(image, home) == {"light": 10, "dark": 0}
 
 
 def test_a_board_with_none_borne_off_shows_none_standing():
@@ -59,11 +59,11 @@ def test_a_board_with_none_borne_off_shows_none_standing():
     cup beside the board: nothing stands in a tray."""
     for seed in range(700000, 700000 + len(STYLES)):
         image, _, home = _render(seed, Position.initial())
-        assert _standing(image, home) == {"light": 0, "dark": 0}, list(STYLES)[seed % len(STYLES)]
+        assert _read_standing(image, home) == {"light": 0, "dark": 0}, list(STYLES)[seed % len(STYLES)]
     for seed in (930000, 930001, 930002):
         image, position, _ = _render(seed, random_position(np.random.default_rng(seed), 20), difficulty=0.5)
         assert position.off(WHITE) == position.off(WHITE.opponent) == 0
-        assert _standing(image, None) == {"light": 0, "dark": 0}, seed
+        assert _read_standing(image, None) == {"light": 0, "dark": 0}, seed
 
 
 def test_a_bear_off_whose_missing_checkers_stand_in_the_tray_is_a_position():
@@ -82,7 +82,7 @@ def test_a_bear_off_whose_missing_checkers_stand_in_the_tray_is_a_position():
     assert read.position == position, read.reason
 
 
-def _faces(count: int, step: int, light: bool) -> np.ndarray:
+def _faces_drawn(count: int, step: int, light: bool) -> np.ndarray:
     """A straightened tray (Lab) with ``count`` checkers standing, ``step`` pixels each:
     faces lightest in their middle, dark between, on a mid-grey floor."""
     lab = np.full((count * step + 4 * PX_PER_DIAMETER, 2 * PX_PER_DIAMETER, 3), (90.0, 128.0, 128.0), np.float32)
@@ -99,6 +99,19 @@ def _faces(count: int, step: int, light: bool) -> np.ndarray:
 def test_each_face_standing_in_a_band_counts_once(count, step, light):
     """However many stand and however thick they are (6..10 pixels at 24 a diameter), the
     faces of a band, lightest in their middles, count one checker each."""
-    lab = _faces(count, step, light)
+    lab = _faces_drawn(count, step, light)
     top = 2 * PX_PER_DIAMETER
-    assert _count(lab, top - 3, top + count * step + 3, 10, 34) == count
+    faces = _faces(lab, top, top + count * step, 10, 34)
+    assert len(faces) == count
+    assert _standing(faces, count * step) == count
+
+
+def test_faces_that_are_no_row_of_checkers_count_none():
+    """Real boards without trays show peaks beyond the field's end too: a rim's pattern
+    with steps of 3 and 10 pixels (image014), two peaks over a band 2.2 diameters long
+    (image050: far longer than two checkers take), a lone peak over 1.5 diameters
+    (image024). None is a row of checkers standing."""
+    assert _standing([0, 3, 6, 10, 13, 23], 26) == 0
+    assert _standing([10, 18], int(2.2 * PX_PER_DIAMETER)) == 0
+    assert _standing([12], int(1.5 * PX_PER_DIAMETER)) == 0
+    assert _standing([4, 12, 20, 27], 31) == 4

@@ -779,7 +779,8 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     none can hold what it lacks, and nothing else may, the pile's count is the likeliest
     (what shows and what is lacking), its range still honest and no position made. A side
     all home whose checkers standing in the trays are just those not found has borne them
-    off: nothing is hidden; more standing than not found leaves the side unsure."""
+    off: nothing is hidden; more standing than not found (in rows of two or more, or any
+    once all are home) leaves the side unsure."""
     corner = _home_corner(fit, home)
     unsure = {_point_number(column, row, corner) - 1 for column, row in cover.unsure}
     reached = {_point_number(column, row, corner) - 1 for column, row in cover.reached}
@@ -815,8 +816,10 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
         off[side] = (max(0, missing), max(0, missing))
         colour = next(c for c, o in owner.items() if o == side)
         standing = sum(b.count for b in trays if owner[b.colour] == side)
-        if standing > max(0, missing):
-            # a pile read too high, or what stands in a tray is no checker: neither is sure
+        rows = sum(b.count for b in trays if owner[b.colour] == side and b.count > 1)
+        if standing > max(0, missing) and (all_home or rows > max(0, missing)):
+            # a pile or a stray disc read too high, or what stands in a tray is no checker
+            # (one face alone may be a hinge or a die, unless the side is bearing off)
             unsure_text.append(f"{CHECKERS - missing} {colour} checkers found and {standing} standing in a tray")
             continue
         if missing <= 0 or (all_home and ((not piles and not hiding and not reached) or standing == missing)):

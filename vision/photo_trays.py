@@ -23,15 +23,19 @@ PX_PER_DIAMETER = 24          # the straightened strip's scale
 REACH = 3.4                   # diameters beyond the field's end looked at (rim, strip and tray)
 NEAR_END = 0.15               # ... from this far beyond it (the field's edge itself)
 BEYOND_ENDS = 0.12            # field heights the trays reach beyond the field's sides
-ACROSS = (0.7, 1.25)          # a band's width across the tray, in diameters
+ACROSS = (0.8, 1.25)          # a band's width across the tray, in diameters (a die's or the cube's less)
 EDGE_FLOOR = 4.0              # mean edge strength (Lab units per pixel) over a band at least ...
 EDGE_OVER = 3.0               # ... and this many times the strip's usual
 FLOOR_APART = 12.0            # Lab units a line across a band lies from the tray's floor ...
 GAP = 0.15                    # ... but for gaps this many diameters long (the dark between faces)
 THINNEST = 0.18               # diameters: the least room a checker standing on edge takes ...
 FACE_LENGTH = 0.45            # ... and the most
+SINGLE = 0.7                  # ... a band of one checker at most (its face and the side below it)
+EVEN_STEPS = 1.5              # the widest step between faces at most this many times the narrowest
+FILLS = (0.7, 1.4)            # a band's length over its faces' count times their step
 SIDE_SPREADS = 4.0            # a band's middle lies within this many spreads of its side's colour
-FACE_CONTRAST = 4.0           # a face's middle is this much lighter (Lab L) than the dark between faces
+FACE_CONTRAST = 8.0           # a face's middle is this much lighter (Lab L) than the dark between faces
+TRAY_FROM = 0.4               # diameters beyond the field's end a tray starts at least (the rim between)
 CLEAR = 1.15                  # radii round a checker found where the strip is not looked at
 
 
@@ -61,10 +65,12 @@ def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
     for end in (0, 1):
         lab, seen = _strip(image, fit, end, unit, checkers)
         for start, stop, x0, x1, colour in _bands(lab, seen, colours):
-            count = _count(lab, start, stop, x0, x1)
+            y0, y1 = (row / PX_PER_DIAMETER * unit - BEYOND_ENDS for row in (start, stop))
+            if x0 < (TRAY_FROM - NEAR_END) * PX_PER_DIAMETER or y0 < 0.5 < y1:
+                continue        # on the field's own edge, or across the middle (a hinge, the trays' divider)
+            count = _standing(_faces(lab, start, stop, x0, x1), stop - start)
             if count:
-                bands.append(TrayBand(end, colour, count, start / PX_PER_DIAMETER * unit - BEYOND_ENDS,
-                                      stop / PX_PER_DIAMETER * unit - BEYOND_ENDS))
+                bands.append(TrayBand(end, colour, count, y0, y1))
     return bands
 
 
@@ -197,8 +203,8 @@ def _mode(lines: np.ndarray) -> np.ndarray:
     return np.median(lines[near[:, int(np.argmax(near.sum(axis=0)))]], axis=0)
 
 
-def _count(lab: np.ndarray, start: int, stop: int, x0: int, x1: int) -> int:
-    """Checkers standing in a band (rows start..stop): each face shows lightest in its
+def _faces(lab: np.ndarray, start: int, stop: int, x0: int, x1: int) -> list[int]:
+    """The rows of a band's faces (rows start..stop): each face shows lightest in its
     middle, a peak of the lines' lightness standing ``FACE_CONTRAST`` above the lows on
     both sides of it within a face's length (the edges between faces, or beyond the band),
     each low taken before any lighter line."""
@@ -213,6 +219,24 @@ def _count(lab: np.ndarray, start: int, stop: int, x0: int, x1: int) -> int:
             least, j = min(least, lightness[j]), j + way
         return float(least)
 
-    return sum(1 for i in range(max(1, start - lo), min(stop - lo, len(lightness) - 1))
-               if lightness[i] > lightness[i - 1] and lightness[i] >= lightness[i + 1]
-               and lightness[i] - max(low(i, -1), low(i, 1)) >= FACE_CONTRAST)
+    return [lo + i for i in range(max(1, start - lo), min(stop - lo, len(lightness) - 1))
+            if lightness[i] > lightness[i - 1] and lightness[i] >= lightness[i + 1]
+            and lightness[i] - max(low(i, -1), low(i, 1)) >= FACE_CONTRAST]
+
+
+def _standing(faces: list[int], length: int) -> int:
+    """Checkers standing in a band ``length`` rows long whose faces lie at rows ``faces``:
+    one a face, the faces a checker's thickness apart (``THINNEST`` to ``FACE_LENGTH``
+    diameters, evenly: the widest step at most ``EVEN_STEPS`` times the narrowest) and
+    the band about as long as they take (``FILLS`` of it); 0 where the faces are no such
+    row (a board's pattern, wood's grain, a hinge)."""
+    if not faces:
+        return 0
+    if len(faces) == 1:
+        return int(length <= SINGLE * PX_PER_DIAMETER)
+    steps = np.diff(faces)
+    if steps.min() < THINNEST * PX_PER_DIAMETER or steps.max() > FACE_LENGTH * PX_PER_DIAMETER \
+            or steps.max() > EVEN_STEPS * steps.min():
+        return 0
+    fills = length / (len(faces) * steps.mean())
+    return len(faces) if FILLS[0] <= fills <= FILLS[1] else 0
