@@ -32,7 +32,7 @@ THINNEST = 0.18               # diameters: the least room a checker standing on 
 FACE_LENGTH = 0.45            # ... and the most
 SINGLE = 0.7                  # ... a band of one checker at most (its face and the side below it)
 EVEN_STEPS = 1.5              # the widest step between faces at most this many times the narrowest
-FILLS = (0.7, 1.4)            # a band's length over its faces' count times their step
+ENDS = (0.5, 2.5)             # steps a band runs beyond its first and last faces' (their halves, a side below)
 SIDE_SPREADS = 4.0            # a band's middle lies within this many spreads of its side's colour
 FACE_CONTRAST = 8.0           # a face's middle is this much lighter (Lab L) than the dark between faces
 TRAY_FROM = 0.4               # diameters beyond the field's end a tray starts at least (the rim between)
@@ -228,7 +228,7 @@ def _standing(faces: list[int], length: int) -> int:
     """Checkers standing in a band ``length`` rows long whose faces lie at rows ``faces``:
     one a face, the faces a checker's thickness apart (``THINNEST`` to ``FACE_LENGTH``
     diameters, evenly: the widest step at most ``EVEN_STEPS`` times the narrowest) and
-    the band about as long as they take (``FILLS`` of it); 0 where the faces are no such
+    the band about as long as their steps (``ENDS`` more); 0 where the faces are no such
     row (a board's pattern, wood's grain, a hinge)."""
     if not faces:
         return 0
@@ -238,5 +238,5 @@ def _standing(faces: list[int], length: int) -> int:
     if steps.min() < THINNEST * PX_PER_DIAMETER or steps.max() > FACE_LENGTH * PX_PER_DIAMETER \
             or steps.max() > EVEN_STEPS * steps.min():
         return 0
-    fills = length / (len(faces) * steps.mean())
-    return len(faces) if FILLS[0] <= fills <= FILLS[1] else 0
+    ends = length / steps.mean() - (len(faces) - 1)
+    return len(faces) if ENDS[0] <= ends <= ENDS[1] else 0
