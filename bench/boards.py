@@ -1,7 +1,7 @@
 """Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
 
 Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--tournament 30]
-                             [--hands 60] [--first-seed 200000]
+                             [--hands 60] [--bearoffs 40] [--first-seed 200000]
 
 Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
 point is labelled, so what is scored is what the labels allow: the number of checkers of
@@ -28,6 +28,8 @@ choice can find: a mirrored board looks the same). Then rendered boards under ra
 camera poses, light, sensor noise and table clutter (``--difficulty``), White and the
 frame's home corner given, with the wrong positions likewise, and the same for tournament
 boards alone (black case, cream field, the look of a tournament table's camera) at 1280 x 720.
+Last, positions in the bear-off (random play past a side's first checker borne off) in clean
+conditions: checkers standing in the trays, piles on the home boards.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hardware.sim.render_sequence import hand_photo, random_position  # noqa: E402
+from engine.position import BLACK, WHITE  # noqa: E402
+from hardware.sim.render_sequence import bearoff_position, hand_photo, random_position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, render  # noqa: E402
 from vision.photo import HOMES, import_photo  # noqa: E402
 
@@ -212,6 +215,30 @@ def hard_rows(count: int, first_seed: int, difficulty: float, style: str | None 
     return stats
 
 
+def bearoff_rows(count: int, first_seed: int) -> dict:
+    """Rendered boards in clean conditions (style and home corner by seed) in the bear-off:
+    checkers standing in the trays, piles on the home boards. The whole position read right
+    (White and home given), wrong, per point, and both sides' borne-off checkers read as
+    a sure count and right."""
+    stats = {"frames": 0, "right": 0, "wrong": 0, "points right": 0, "off right": 0}
+    for seed in range(first_seed, first_seed + count):
+        rng = np.random.default_rng(seed)
+        style = list(STYLES)[seed % len(STYLES)]
+        home = HOMES[(seed // len(STYLES)) % len(HOMES)]
+        position = bearoff_position(rng)
+        image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
+                          style=style, size=(960, 540), conditions=Conditions.clean(), home=home)
+        read = import_photo(image, white="light", home=home)
+        points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
+        stats["frames"] += 1
+        stats["right"] += read.position == position
+        stats["wrong"] += read.position is not None and read.position != position
+        stats["points right"] += sum(a == b for a, b in zip(points, position.points()))
+        stats["off right"] += all(read.observation.off[side] == (position.off(s), position.off(s))
+                                  for side, s in (("white", WHITE), ("black", BLACK)))
+    return stats
+
+
 def hand_rows(count: int, first_seed: int) -> dict:
     """Rendered boards in clean conditions with a player's hand reaching over a point: the
     points it covers (the renderer's truth) read as a sure count, and wrongly (a confident
@@ -244,6 +271,7 @@ def main() -> int:
     ap.add_argument("--tournament", type=int, default=30,
                     help="rendered tournament boards (the look of a tournament table's camera), 1280 x 720")
     ap.add_argument("--hands", type=int, default=60, help="rendered frames with a hand over the board")
+    ap.add_argument("--bearoffs", type=int, default=40, help="rendered frames in the bear-off, checkers in the trays")
     ap.add_argument("--first-seed", type=int, default=200000)
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -277,6 +305,12 @@ def main() -> int:
         print(f"renders with a hand over points: {s['frames']} frames, {s['covered']} points covered, "
               f"read sure {s['covered sure']}, sure and wrong {s['covered wrong']} (target 0), "
               f"called settled {s['settled']}, positions {s['positions']} of which wrong {s['wrong']}")
+    if args.bearoffs:
+        s = bearoff_rows(args.bearoffs, args.first_seed + 140000)
+        n = max(s["frames"], 1)
+        print(f"renders in the bear-off: {s['frames']} frames, position right {s['right'] / n:.1%}, "
+              f"wrong {s['wrong']}, per point {s['points right'] / (24 * n):.1%}, borne-off checkers read sure and right "
+              f"{s['off right'] / n:.1%}")
     return 0
 
 
