@@ -770,7 +770,8 @@ def _conventional(fit: FieldFit, corner: tuple[int, int]) -> bool:
     return float(np.dot(right, toward)) > 0
 
 
-def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover: Cover, trays=()):
+def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover: Cover,
+            trays: Sequence[TrayBand] = ()):
     """(rank, PhotoRead) for White's checkers being ``white`` and its home in ``home``.
     Checkers not found may lie in a pile or on a point whose next checker's place stands
     out or whose row skips its base (``cover.unsure``); on a point something unexplained
@@ -778,9 +779,9 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     checker: no count is sure there. Where a single pile of a side that has borne off
     none can hold what it lacks, and nothing else may, the pile's count is the likeliest
     (what shows and what is lacking), its range still honest and no position made. A side
-    all home whose checkers standing in the trays are just those not found has borne them
-    off: nothing is hidden; more standing than not found (in rows of two or more, or any
-    once all are home) leaves the side unsure."""
+    all home whose checkers standing in the trays (in rows of two or more, or any once all
+    are home) are just those not found has borne them off: nothing is hidden; fewer leave
+    the rest to the piles, more leave the side unsure."""
     corner = _home_corner(fit, home)
     unsure = {_point_number(column, row, corner) - 1 for column, row in cover.unsure}
     reached = {_point_number(column, row, corner) - 1 for column, row in cover.reached}
@@ -815,11 +816,10 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
         hiding = sorted(i for i in unsure if signed[i] * sign >= 0 and i not in piles)
         off[side] = (max(0, missing), max(0, missing))
         colour = next(c for c, o in owner.items() if o == side)
-        standing = sum(b.count for b in trays if owner[b.colour] == side)
-        rows = sum(b.count for b in trays if owner[b.colour] == side and b.count > 1)
-        if standing > max(0, missing) and (all_home or rows > max(0, missing)):
+        # one face alone may be a case's hinge or a die: it counts once the side bears off
+        standing = sum(b.count for b in trays if owner[b.colour] == side and (all_home or b.count > 1))
+        if standing > max(0, missing):
             # a pile or a stray disc read too high, or what stands in a tray is no checker
-            # (one face alone may be a hinge or a die, unless the side is bearing off)
             unsure_text.append(f"{CHECKERS - missing} {colour} checkers found and {standing} standing in a tray")
             continue
         if missing <= 0 or (all_home and ((not piles and not hiding and not reached) or standing == missing)):
