@@ -309,8 +309,8 @@ def main() -> int:
         s = bearoff_rows(args.bearoffs, args.first_seed + 140000)
         n = max(s["frames"], 1)
         print(f"renders in the bear-off: {s['frames']} frames, position right {s['right'] / n:.1%}, "
-              f"wrong {s['wrong']}, per point {s['points right'] / (24 * n):.1%}, borne-off checkers read sure and right "
-              f"{s['off right'] / n:.1%}")
+              f"wrong {s['wrong']}, per point {s['points right'] / (24 * n):.1%}, "
+              f"borne-off checkers read sure and right {s['off right'] / n:.1%}")
     return 0
 
 
