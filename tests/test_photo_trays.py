@@ -82,6 +82,19 @@ def test_a_bear_off_whose_missing_checkers_stand_in_the_tray_is_a_position():
     assert read.position == position, read.reason
 
 
+def test_a_side_bearing_off_into_a_tray_keeps_the_rest_in_its_one_pile():
+    """White has three standing in the tray (seed 610021, random-play bear-off) and eleven
+    piled on point 2, of which six show: eight not found, three of them standing. A side
+    bearing off into a tray has the five others in its one pile: the position is made, the
+    pile's range still from what shows."""
+    image, position, home = _render(610021)
+    assert position.off(WHITE) == 3 and position.points()[1] == 11
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.off["white"] == (3, 8)
+    assert read.observation.point(2).count == 11 and read.observation.point(2).count_range[1] == 11
+    assert read.position == position, read.reason
+
+
 def _faces_drawn(count: int, step: int, light: bool) -> np.ndarray:
     """A straightened tray (Lab) with ``count`` checkers standing, ``step`` pixels each:
     faces lightest in their middle, dark between, on a mid-grey floor."""

@@ -39,6 +39,7 @@ COLOURS = ("light", "dark")
 CHECKERS = 15
 ROW = 5                 # checkers that fit in a row along a point
 DICE = 4                # dice candidates read at most
+TRAY_ROW = 2            # checkers standing in a tray that show a side bearing off into it
 DIE_ON_CHECKER = 0.6    # a die read this many radii from a checker's centre is the checker's gloss
 WORK_SIDE = 800         # photos are read at most this many pixels on their longer side ...
 FINE_RADIUS = 12.0      # ... unless their checkers' radius would then be under this many pixels
@@ -781,7 +782,8 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     (what shows and what is lacking), its range still honest and no position made. A side
     all home whose checkers standing in the trays (in rows of two or more, or any once all
     are home) are just those not found has borne them off: nothing is hidden; fewer leave
-    the rest to the piles, more leave the side unsure."""
+    the rest to the piles (to its one pile, and a position made, when a row of at least
+    ``TRAY_ROW`` stands: the side bears off into that tray), more leave the side unsure."""
     corner = _home_corner(fit, home)
     unsure = {_point_number(column, row, corner) - 1 for column, row in cover.unsure}
     reached = {_point_number(column, row, corner) - 1 for column, row in cover.reached}
@@ -835,6 +837,8 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
             # the one place that can hold them but for those standing in a tray (none borne
             # off where no tray shows any and some are not home): its likeliest count
             signed[piles[0]] += sign * (missing - standing)
+            if all_home and standing >= TRAY_ROW:
+                continue        # a tray in use for a side bearing off: the rest lie in its one pile
         where = [f"piles on points {_numbers(piles)}"] if piles else []
         where += [f"what lies over points {_numbers(hiding)}"] if hiding else []
         hidden = "the rest" if standing else "them"
