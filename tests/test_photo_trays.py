@@ -15,12 +15,15 @@ from vision.photo_board import FieldFit
 from vision.photo_trays import PX_PER_DIAMETER, _faces, _standing, read_trays
 
 
-def _render(seed: int, position: Position | None = None, difficulty: float | None = None):
-    """A frame of ``position`` (a bear-off from random play by default): clean conditions,
-    style and home corner by ``seed`` as bench/boards.py draws them, or the tournament
-    board at 1280 x 720 with ``difficulty``'s camera, light and clutter."""
+def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None):
+    """The frame of ``seed`` as bench/boards.py draws it: a position (``kind``: a bear-off
+    or a random game from random play, or the opening) and two dice drawn from the seed,
+    in clean conditions with style and home corner by seed, or on the tournament board at
+    1280 x 720 with ``difficulty``'s camera, light and clutter; the frame, the position and
+    the home corner (None on the tournament board)."""
     rng = np.random.default_rng(seed)
-    position = position or bearoff_position(rng)
+    position = {"bear-off": lambda: bearoff_position(rng), "opening": Position.initial,
+                "random": lambda: random_position(rng, int(rng.integers(0, 40)))}[kind]()
     dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
     if difficulty is not None:
         image, _ = render(position, dice=dice, seed=seed, style="tournament", size=(1280, 720), difficulty=difficulty)
@@ -58,10 +61,10 @@ def test_a_board_with_none_borne_off_shows_none_standing():
     """The opening on every style, and tournament tables with a clock, score cards and a
     cup beside the board: nothing stands in a tray."""
     for seed in range(700000, 700000 + len(STYLES)):
-        image, _, home = _render(seed, Position.initial())
+        image, _, home = _render(seed, "opening")
         assert _read_standing(image, home) == {"light": 0, "dark": 0}, list(STYLES)[seed % len(STYLES)]
     for seed in (930000, 930001, 930002):
-        image, position, _ = _render(seed, random_position(np.random.default_rng(seed), 20), difficulty=0.5)
+        image, position, _ = _render(seed, "random", difficulty=0.5)
         assert position.off(WHITE) == position.off(WHITE.opponent) == 0
         assert _read_standing(image, None) == {"light": 0, "dark": 0}, seed
 
@@ -70,12 +73,7 @@ def test_a_bear_off_whose_missing_checkers_stand_in_the_tray_is_a_position():
     """White has borne off four (seed 400041, clean blue board) and piles five on points 2
     and 3: the checkers not found could hide in a pile, so no position was made. The
     tray holds four standing, just the four not found: none is hidden."""
-    rng = np.random.default_rng(400041)
-    position = random_position(rng, int(rng.integers(0, 40)))
-    home = HOMES[(400041 // len(STYLES)) % len(HOMES)]
-    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=400041,
-                      style=list(STYLES)[400041 % len(STYLES)], size=(960, 540), conditions=Conditions.clean(),
-                      home=home)
+    image, position, home = _render(400041, "random")
     assert position.off(WHITE) == 4 and position.points()[1] == position.points()[2] == 5
     read = import_photo(image, white="light", home=home)
     assert read.observation.off["white"] == (4, 4)
