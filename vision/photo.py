@@ -779,11 +779,12 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     lies over (``cover.reached``) anything may, and what was found there may be no
     checker: no count is sure there. Where a single pile of a side that has borne off
     none can hold what it lacks, and nothing else may, the pile's count is the likeliest
-    (what shows and what is lacking), its range still honest and no position made. A side
-    all home whose checkers standing in the trays (in rows of two or more, or any once all
-    are home) are just those not found has borne them off: nothing is hidden; fewer leave
-    the rest to the piles (to its one pile, and a position made, when a row of at least
-    ``TRAY_ROW`` stands: the side bears off into that tray), more leave the side unsure."""
+    (what shows and what is lacking), its range still honest and no position made. A
+    side's checkers standing in the trays (in rows of ``TRAY_ROW`` or more; a lone one
+    too once the side is all home) check what it lacks: just those, with all home, were
+    borne off and nothing is hidden; fewer leave the rest to the piles (to its one pile,
+    and a position made, when the side is all home and bears off into a tray with a row
+    standing); more leave the side unsure."""
     corner = _home_corner(fit, home)
     unsure = {_point_number(column, row, corner) - 1 for column, row in cover.unsure}
     reached = {_point_number(column, row, corner) - 1 for column, row in cover.reached}
@@ -819,7 +820,7 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
         off[side] = (max(0, missing), max(0, missing))
         colour = next(c for c, o in owner.items() if o == side)
         # one face alone may be a case's hinge or a die: it counts once the side bears off
-        standing = sum(b.count for b in trays if owner[b.colour] == side and (all_home or b.count > 1))
+        standing = sum(b.count for b in trays if owner[b.colour] == side and (all_home or b.count >= TRAY_ROW))
         if standing > max(0, missing):
             # a pile or a stray disc read too high, or what stands in a tray is no checker
             unsure_text.append(f"{CHECKERS - missing} {colour} checkers found and {standing} standing in a tray")

@@ -153,10 +153,13 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
     colour its middle is nearer (``_extent`` with each side's colour), None unless within
     ``SIDE_SPREADS`` of it (a tray's divider, the rim between its ends, is no side's
     colour) and ``THINNEST`` long."""
+    across = _lines_across(lab, seen, edges, level, x0, x1)
+    if across is None:
+        return None
     quarter = (x1 - x0) // 4
     best = None
     for colour, (mean, spread) in colours.items():
-        extent = _extent(lab, seen, edges, level, middle, x0, x1, mean)
+        extent = _extent(*across, middle, mean)
         if extent is not None:
             inner = np.median(lab[extent[0]:extent[1], x0 + quarter:x1 - quarter].reshape(-1, 3), axis=0)
             apart = float(np.linalg.norm(inner - mean)) / spread
@@ -167,32 +170,39 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
     return (*best[1], x0, x1, best[2])
 
 
-def _extent(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, middle: int,
-            x0: int, x1: int, side: np.ndarray) -> tuple[int, int] | None:
-    """The run of lines across (columns x0..x1) about row ``middle`` crossed by edges as a
-    band's (at ``level``) or nearer the ``side``'s colour than the tray's floor there (the
-    colour most lines across show), gaps of a face's dark edge bridged; None where none is."""
+def _lines_across(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, x0: int,
+                  x1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The lines across the strip at columns x0..x1: which show the photo (``inside``),
+    their median colours, the tray's floor there (the colour most of them show) and which
+    are crossed by edges as a band's (at ``level``); None where too few show it."""
     face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
     inside = seen[:, x0:x1].sum(axis=1) > (x1 - x0) // 2
     if inside.sum() < 2 * PX_PER_DIAMETER:
         return None
     lines = np.array([np.median(lab[r, x0:x1][seen[r, x0:x1]], axis=0) if inside[r] else np.zeros(3)
                       for r in range(len(lab))])
-    floor = _mode(lines[inside])
     energy = cv2.blur(edges[:, x0:x1].mean(axis=1).reshape(-1, 1), (1, face), borderType=cv2.BORDER_CONSTANT)
     busy = cv2.erode((energy >= level).astype(np.uint8), np.ones((face, 1), np.uint8)).ravel().astype(bool)
+    return inside, lines, _mode(lines[inside]), busy
+
+
+def _extent(inside: np.ndarray, lines: np.ndarray, floor: np.ndarray, busy: np.ndarray, middle: int,
+            side: np.ndarray) -> tuple[int, int] | None:
+    """The run of lines across (``_lines_across``) about row ``middle`` crossed by edges
+    as a band's or nearer the ``side``'s colour than the tray's floor, gaps of a face's
+    dark edge bridged; None where none is."""
     nearer = np.linalg.norm(lines - side, axis=1) < np.linalg.norm(lines - floor, axis=1)
     differs = inside & (busy | (nearer & (np.linalg.norm(lines - floor, axis=1) > FLOOR_APART)))
     hits = np.flatnonzero(differs)
     if not len(hits):
         return None
     a = b = int(hits[np.argmin(np.abs(hits - middle))])
-    if abs(a - middle) > face:
+    if abs(a - middle) > int(round(FACE_LENGTH * PX_PER_DIAMETER)):
         return None
     gap = int(GAP * PX_PER_DIAMETER)
     while a > 0 and differs[max(0, a - gap):a].any():
         a = max(0, a - gap) + int(np.flatnonzero(differs[max(0, a - gap):a])[0])
-    while b < len(lab) - 1 and differs[b + 1:b + 1 + gap].any():
+    while b < len(lines) - 1 and differs[b + 1:b + 1 + gap].any():
         b = b + 1 + int(np.flatnonzero(differs[b + 1:b + 1 + gap])[-1])
     return a, b + 1
 
