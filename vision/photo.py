@@ -17,6 +17,7 @@ the other corners make.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -78,6 +79,7 @@ UNSURE = 0.25           # a checker less sure than this goes first where a side 
 UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this many spreads of its side's colour
 UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
 STACK_SHIFT = 0.25      # diameters: a stack's upper checker lies this far toward the tip from the one under it
+STACK_SLACK = 0.02      # steps: an upper row's count fitting its places this much worse than the best may be it
 HALF_SLOT = 0.6         # diameters: a step this short in a pile is half its row's (a pyramid's) ...
 ON_SLOT = 0.35          # ... whose checkers lie within this many half steps of a slot or a half slot
 SLIVER = 0.6            # ... and a disc whose outline shows less than this share of the pile's is a sliver
@@ -223,8 +225,9 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     cover = find_cover(work, fit, found, dice_boxes)
     checkers = [c for c in checkers if (c.column, c.row) not in cover.bases]
     board = FieldFit(fit.corners / scale, fit.bar, fit.tip, fit.score)
-    checkers = _fifteen(checkers + _piled_on(image, checkers, board, scale), off_only=True)
-    return _read_position(checkers, board, dice, white, home, cover, read_trays(image, board, checkers))
+    trays = read_trays(image, board, checkers)
+    checkers = _fifteen(checkers + _piled_on(image, checkers, board, scale, trays), off_only=True)
+    return _read_position(checkers, board, dice, white, home, cover, trays)
 
 
 def _working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -402,15 +405,17 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
     return out
 
 
-def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, scale: float) -> list[PhotoChecker]:
+def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, scale: float,
+              trays: Sequence[TrayBand] = ()) -> list[PhotoChecker]:
     """Checkers hidden in a pile on a point: under a pyramid (``_under_pyramid``), or in a
     stack: a second row put on a row of ``ROW`` (each checker ``STACK_SHIFT`` toward the
     tip from the one under it) hides all of the lower row but a crescent at the base and
     the checkers past its end. Where that crescent shows past the base-most checker found
     (``lower_rim``), as many lie hidden as the upper row has checkers (``_stack_uppers``).
-    A colour's hidden checkers are counted when they are just what it is short of, with
-    its discs off the field or without them (then those are no checkers: ``_fifteen``
-    drops them); short of more, a checker went unseen elsewhere too; of fewer, a crescent
+    A colour's hidden checkers are counted when they are just what it is short of, less
+    those standing in the trays (``_in_trays``; a colour whose checkers all lie in one
+    quarter of the field may be all home), with its discs off the field or without them
+    (then those are no checkers: ``_fifteen`` drops them); short of more, a checker went unseen elsewhere too; of fewer, a crescent
     was a row's first checker's shadow or rim. Its pyramids' alone are counted when those
     are at least that: a pyramid's shape is firmer evidence than a count, so one hiding
     more means a checker taken is none, and the colour's count past fifteen makes no
@@ -418,7 +423,8 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
     their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
-    hidden: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
+    # each stack's hidden checkers (a row's worth, base first) and its upper row's fit by count
+    stacks: dict[str, list[tuple[list[PhotoChecker], dict[int, float]]]] = {colour: [] for colour in COLOURS}
 
     def base_of(c: PhotoChecker) -> np.ndarray:
         """The nearest point of the base of ``c``'s point."""
@@ -438,22 +444,58 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
         if len(stack) < ROW or not on_another(first):
             continue
         base = base_of(first)
-        upper = _stack_uppers(stack[:ROW])
         reach = float(np.hypot(base[0] - first.x, base[1] - first.y))
-        for k in range(upper):
+        under_stack = []
+        for k in range(ROW):
             f = (2 * k + 1) * first.radius / reach
-            hidden[first.colour].append(PhotoChecker(
+            under_stack.append(PhotoChecker(
                 base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius, first.colour,
                 UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
-    short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour) for colour in COLOURS}
+        stacks[first.colour].append((under_stack, _stack_uppers(stack[:ROW])))
+    short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour)
+             - _in_trays(trays, colour, _one_quarter(checkers, colour)) for colour in COLOURS}
     off = {colour: sum(1 for c in checkers if c.colour == colour and c.place == "off") for colour in COLOURS}
     counted = []
     for colour in COLOURS:
-        if len(under_pyramids[colour]) + len(hidden[colour]) in (short[colour], short[colour] + off[colour]):
-            counted += under_pyramids[colour] + hidden[colour]
-        elif len(under_pyramids[colour]) >= short[colour]:
+        pyramids = len(under_pyramids[colour])
+        wanted = {short[colour] - pyramids, short[colour] + off[colour] - pyramids}
+        uppers = _uppers_wanted([fits for _, fits in stacks[colour]], wanted)
+        if uppers is not None:
+            counted += under_pyramids[colour]
+            counted += [c for (under, _), n in zip(stacks[colour], uppers) for c in under[:n]]
+        elif pyramids >= short[colour]:
             counted += under_pyramids[colour]
     return counted
+
+
+def _uppers_wanted(fits: list[dict[int, float]], wanted: set[int]) -> tuple[int, ...] | None:
+    """How many checkers each stack's upper row holds (``fits``: each stack's misfit by
+    count, from ``_stack_uppers``) so that the stacks hide one of the ``wanted`` numbers,
+    or None: each stack's best count of a row with a lower one showing past it (fewer
+    than its row's checkers), else the counts that fit their places within
+    ``STACK_SLACK`` of each stack's best and hide what is wanted, the best fitting
+    first. A row wholly of upper checkers lies as evenly as one with a single upper
+    checker at its base: only what the colour lacks tells them apart."""
+    best = tuple(min((n for n in f if n < max(f)), key=f.get) for f in fits)
+    if sum(best) in wanted:
+        return best
+    near = [[n for n in f if f[n] <= min(f.values()) + STACK_SLACK] for f in fits]
+    choices = [c for c in itertools.product(*near) if sum(c) in wanted]
+    return min(choices, key=lambda c: sum(f[n] for f, n in zip(fits, c)), default=None)
+
+
+def _in_trays(trays: Sequence[TrayBand], colour: str, all_home: bool) -> int:
+    """How many of a colour's checkers stand in the trays: those in rows of ``TRAY_ROW`` or
+    more, and once the side is all home a lone one too (one face alone may be a case's
+    hinge or a die)."""
+    return sum(b.count for b in trays if b.colour == colour and (all_home or b.count >= TRAY_ROW))
+
+
+def _one_quarter(checkers: list[PhotoChecker], colour: str) -> bool:
+    """Whether a colour's checkers all lie on the points of one quarter of the field (six
+    points of one row on one side of the bar): all home, whichever corner is its home."""
+    quarters = {(c.row, c.column // 6) if c.place == "point" else c.place for c in checkers if c.colour == colour}
+    return len(quarters) == 1 and "bar" not in quarters and "off" not in quarters
 
 
 def _along_row(row: list[PhotoChecker]) -> tuple[np.ndarray, np.ndarray]:
@@ -465,25 +507,25 @@ def _along_row(row: list[PhotoChecker]) -> tuple[np.ndarray, np.ndarray]:
     return way, np.array([(c.x - first.x) * way[0] + (c.y - first.y) * way[1] for c in row])
 
 
-def _stack_uppers(row: list[PhotoChecker]) -> int:
-    """How many checkers lie in the upper row of a stack whose first ``ROW`` checkers seen
-    from the point's base are ``row``: the upper row's checkers lie a diameter apart from
-    ``STACK_SHIFT`` past the base slot, the lower row's that show past them a diameter
-    apart on their slots, so the step from the one to the other is short. The base-most
-    checker seen is the upper one and the crescent under it merged, read halfway between
-    them. The count whose pattern fits the checkers' places along the row best (least
-    squares, the row's start and step free)."""
+def _stack_uppers(row: list[PhotoChecker]) -> dict[int, float]:
+    """How well each count of checkers in the upper row of a stack whose first ``ROW``
+    checkers seen from the point's base are ``row`` fits their places: the upper row's
+    checkers lie a diameter apart from ``STACK_SHIFT`` past the base slot, the lower
+    row's that show past them a diameter apart on their slots, so the step from the one
+    to the other is short. The base-most checker seen is the upper one and the crescent
+    under it merged, read halfway between them. Each count's misfit is the root mean
+    square of the places' distances from its pattern (least squares, the row's start and
+    step free), in steps."""
     t = _along_row(row)[1]
-    best, uppers = np.inf, 1
     index = np.arange(len(row))
-    for count in range(1, len(row)):
+    fits = {}
+    for count in range(1, len(row) + 1):
         slots = index + np.where(index < count, STACK_SHIFT, 0.0)
         slots[0] = STACK_SHIFT / 2
         model = np.stack([np.ones(len(row)), slots], axis=1)
-        misfit = float(np.sum((model @ np.linalg.lstsq(model, t, rcond=None)[0] - t) ** 2))
-        if misfit < best:
-            best, uppers = misfit, count
-    return uppers
+        (start, step), *_ = np.linalg.lstsq(model, t, rcond=None)
+        fits[count] = float(np.sqrt(np.mean((model @ (start, step) - t) ** 2)) / max(abs(step), 1e-9))
+    return fits
 
 
 def _under_pyramid(stack: list[PhotoChecker], scale: float,
@@ -819,8 +861,7 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
         hiding = sorted(i for i in unsure if signed[i] * sign >= 0 and i not in piles)
         off[side] = (max(0, missing), max(0, missing))
         colour = next(c for c, o in owner.items() if o == side)
-        # one face alone may be a case's hinge or a die: it counts once the side bears off
-        standing = sum(b.count for b in trays if owner[b.colour] == side and (all_home or b.count >= TRAY_ROW))
+        standing = _in_trays(trays, colour, all_home)
         if standing > max(0, missing):
             # a pile or a stray disc read too high, or what stands in a tray is no checker
             unsure_text.append(f"{CHECKERS - missing} {colour} checkers found and {standing} standing in a tray")
