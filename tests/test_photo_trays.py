@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -126,3 +127,19 @@ def test_faces_that_are_no_row_of_checkers_count_none():
     assert _standing([10, 18], int(2.2 * PX_PER_DIAMETER)) == 0
     assert _standing([12], int(1.5 * PX_PER_DIAMETER)) == 0
     assert _standing([4, 12, 20, 27], 31) == 4
+
+
+@pytest.mark.parametrize("seed, home, standing", [(620001, "bottom-right", {"light": 0, "dark": 5}),
+                                                   (620002, "bottom-right", {"light": 7, "dark": 9})])
+def test_dark_checkers_with_silver_rims_count_between_their_rims(seed, home, standing):
+    """Black's checkers borne off stand in a tournament board's tray: their silver rims,
+    side by side, show as bright lines far lighter than the black faces between them.
+    Five (seed 620001) showed six lines, taken for six faces, and the rest of Black's pile
+    of ten on its ace point was read one short in a wrong position; nine (seed 620002),
+    thinner, are half rims, which made the band's colour no side's and no band was found.
+    The faces are the stretches between two rims, and the band's colour theirs."""
+    image, position, _ = _render(seed, difficulty=0.5)
+    assert {"light": position.off(WHITE), "dark": position.off(WHITE.opponent)} == standing
+    assert _read_standing(image, None) == standing
+    read = import_photo(image, white="light", home=home)
+    assert read.position == position, read.reason

@@ -6,8 +6,10 @@ across the tray, of its side's colour, each checker's face lightest in its middl
 strip beyond each end is looked at straight (through the field's homography); a band is
 where edges across the tray crowd over a checker's width, running on as far as those
 edges or its side's colour (learned from the checkers on the points) go, and each face
-along it is one checker. The checkers found on the points and the bar (one on the ace
-point may reach over the rim) take no part.
+along it is one checker, or, where the lightest lines are far lighter than the side's
+colour (dark checkers with silver rims: the rims of checkers side by side show as one
+line), each stretch between two of them. The checkers found on the points and the bar
+(one on the ace point may reach over the rim) take no part.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ EVEN_STEPS = 1.5              # the widest step between faces at most this many 
 ENDS = (0.5, 2.5)             # steps a band runs beyond its first and last faces' (their halves, a side below)
 SIDE_SPREADS = 4.0            # a band's middle lies within this many spreads of its side's colour
 FACE_CONTRAST = 8.0           # a face's middle is this much lighter (Lab L) than the dark between faces
+RIM_LIGHTER = 60.0            # lines this much lighter (Lab L) than the side's colour are rims between faces
 TRAY_FROM = 0.4               # diameters beyond the field's end a tray starts at least (the rim between)
 CLEAR = 1.15                  # radii round a checker found where the strip is not looked at
 
@@ -68,7 +71,10 @@ def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
             y0, y1 = (row / PX_PER_DIAMETER * unit - BEYOND_ENDS for row in (start, stop))
             if x0 < (TRAY_FROM - NEAR_END) * PX_PER_DIAMETER or y0 < 0.5 < y1:
                 continue        # on the field's own edge, or across the middle (a hinge, the trays' divider)
-            count = _standing(_faces(lab, start, stop, x0, x1), stop - start)
+            faces = _faces(lab, start, stop, x0, x1)
+            if faces and np.median(_lightness(lab, x0, x1)[faces]) > colours[colour][0][0] + RIM_LIGHTER:
+                faces = [(a + b) // 2 for a, b in zip(faces, faces[1:])]     # silver rims: faces between
+            count = _standing(faces, stop - start)
             if count:
                 bands.append(TrayBand(end, colour, count, y0, y1))
     return bands
@@ -150,9 +156,10 @@ def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, i
 def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, middle: int, x0: int, x1: int,
              colours) -> tuple[int, int, int, int, str] | None:
     """The band about row ``middle`` (start, stop, x0, x1, colour) as the side's whose
-    colour its middle is nearer (``_extent`` with each side's colour), None unless within
-    ``SIDE_SPREADS`` of it (a tray's divider, the rim between its ends, is no side's
-    colour) and ``THINNEST`` long."""
+    colour its middle is nearer (``_extent`` with each side's colour; lines more than
+    ``RIM_LIGHTER`` lighter than the side's colour left out if a third of the middle is
+    darker: silver rims between dark faces), None unless within ``SIDE_SPREADS`` of it (a tray's
+    divider, the rim between its ends, is no side's colour) and ``THINNEST`` long."""
     across = _lines_across(lab, seen, edges, level, x0, x1)
     if across is None:
         return None
@@ -161,8 +168,11 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
     for colour, (mean, spread) in colours.items():
         extent = _extent(*across, middle, mean)
         if extent is not None:
-            inner = np.median(lab[extent[0]:extent[1], x0 + quarter:x1 - quarter].reshape(-1, 3), axis=0)
-            apart = float(np.linalg.norm(inner - mean)) / spread
+            inner = lab[extent[0]:extent[1], x0 + quarter:x1 - quarter].reshape(-1, 3)
+            faces = inner[inner[:, 0] <= mean[0] + RIM_LIGHTER]
+            if 3 * len(faces) >= len(inner):
+                inner = faces        # silver rims between dark faces: the faces' colour
+            apart = float(np.linalg.norm(np.median(inner, axis=0) - mean)) / spread
             if best is None or apart < best[0]:
                 best = (apart, extent, colour)
     if best is None or best[0] > SIDE_SPREADS or best[1][1] - best[1][0] < THINNEST * PX_PER_DIAMETER:
@@ -218,10 +228,9 @@ def _faces(lab: np.ndarray, start: int, stop: int, x0: int, x1: int) -> list[int
     middle, a peak of the lines' lightness standing ``FACE_CONTRAST`` above the lows on
     both sides of it within a face's length (the edges between faces, or beyond the band),
     each low taken before any lighter line."""
-    quarter = (x1 - x0) // 4
     face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
     lo, hi = max(0, start - face), min(len(lab), stop + face)
-    lightness = lab[lo:hi, x0 + quarter:x1 - quarter, 0].mean(axis=1)
+    lightness = _lightness(lab, x0, x1)[lo:hi]
 
     def low(i: int, way: int) -> float:
         least, j = lightness[i], i + way
@@ -232,6 +241,12 @@ def _faces(lab: np.ndarray, start: int, stop: int, x0: int, x1: int) -> list[int
     return [lo + i for i in range(max(1, start - lo), min(stop - lo, len(lightness) - 1))
             if lightness[i] > lightness[i - 1] and lightness[i] >= lightness[i + 1]
             and lightness[i] - max(low(i, -1), low(i, 1)) >= FACE_CONTRAST]
+
+
+def _lightness(lab: np.ndarray, x0: int, x1: int) -> np.ndarray:
+    """Each line's lightness across a band (columns ``x0``..``x1``), over its middle half."""
+    quarter = (x1 - x0) // 4
+    return lab[:, x0 + quarter:x1 - quarter, 0].mean(axis=1)
 
 
 def _standing(faces: list[int], length: int) -> int:
