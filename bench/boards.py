@@ -1,7 +1,7 @@
 """Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
 
 Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--tournament 30]
-                             [--hands 60] [--bearoffs 40] [--first-seed 200000]
+                             [--hands 60] [--bearoffs 40] [--tournament-bearoffs 30] [--first-seed 200000]
 
 Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
 point is labelled, so what is scored is what the labels allow: the number of checkers of
@@ -29,7 +29,8 @@ camera poses, light, sensor noise and table clutter (``--difficulty``), White an
 frame's home corner given, with the wrong positions likewise, and the same for tournament
 boards alone (black case, cream field, the look of a tournament table's camera) at 1280 x 720.
 Last, positions in the bear-off (random play past a side's first checker borne off) in clean
-conditions: checkers standing in the trays, piles on the home boards.
+conditions: checkers standing in the trays, piles on the home boards; and the same on
+tournament boards at 1280 x 720 under ``--difficulty``.
 """
 
 from __future__ import annotations
@@ -215,19 +216,25 @@ def hard_rows(count: int, first_seed: int, difficulty: float, style: str | None 
     return stats
 
 
-def bearoff_rows(count: int, first_seed: int) -> dict:
-    """Rendered boards in clean conditions (style and home corner by seed) in the bear-off:
-    checkers standing in the trays, piles on the home boards. The whole position read right
-    (White and home given), wrong, per point, and both sides' borne-off checkers read as
-    a sure count and right."""
+def bearoff_rows(count: int, first_seed: int, difficulty: float | None = None) -> dict:
+    """Rendered boards in the bear-off: checkers standing in the trays, piles on the home
+    boards; in clean conditions (style and home corner by seed), or tournament boards at
+    1280 x 720 under ``difficulty``'s camera, light and clutter. The whole position read
+    right (White and home given), wrong, per point, and both sides' borne-off checkers
+    read as a sure count and right."""
     stats = {"frames": 0, "right": 0, "wrong": 0, "points right": 0, "off right": 0}
     for seed in range(first_seed, first_seed + count):
         rng = np.random.default_rng(seed)
-        style = list(STYLES)[seed % len(STYLES)]
-        home = HOMES[(seed // len(STYLES)) % len(HOMES)]
         position = bearoff_position(rng)
-        image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
-                          style=style, size=(960, 540), conditions=Conditions.clean(), home=home)
+        dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        if difficulty is None:
+            home = HOMES[(seed // len(STYLES)) % len(HOMES)]
+            image, _ = render(position, dice=dice, seed=seed, style=list(STYLES)[seed % len(STYLES)],
+                              size=(960, 540), conditions=Conditions.clean(), home=home)
+        else:
+            image, truth = render(position, dice=dice, seed=seed, style="tournament", size=(1280, 720),
+                                  difficulty=difficulty)
+            home = home_in_frame(truth)
         read = import_photo(image, white="light", home=home)
         points = [p.signed for p in read.observation.points] if read.observation.points else [None] * 24
         stats["frames"] += 1
@@ -272,6 +279,8 @@ def main() -> int:
                     help="rendered tournament boards (the look of a tournament table's camera), 1280 x 720")
     ap.add_argument("--hands", type=int, default=60, help="rendered frames with a hand over the board")
     ap.add_argument("--bearoffs", type=int, default=40, help="rendered frames in the bear-off, checkers in the trays")
+    ap.add_argument("--tournament-bearoffs", type=int, default=30,
+                    help="rendered tournament boards in the bear-off, 1280 x 720")
     ap.add_argument("--first-seed", type=int, default=200000)
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -306,12 +315,19 @@ def main() -> int:
               f"read sure {s['covered sure']}, sure and wrong {s['covered wrong']} (target 0), "
               f"called settled {s['settled']}, positions {s['positions']} of which wrong {s['wrong']}")
     if args.bearoffs:
-        s = bearoff_rows(args.bearoffs, args.first_seed + 140000)
-        n = max(s["frames"], 1)
-        print(f"renders in the bear-off: {s['frames']} frames, position right {s['right'] / n:.1%}, "
-              f"wrong {s['wrong']}, per point {s['points right'] / (24 * n):.1%}, "
-              f"borne-off checkers read sure and right {s['off right'] / n:.1%}")
+        print(f"renders in the bear-off: {bearoff_text(bearoff_rows(args.bearoffs, args.first_seed + 140000))}")
+    if args.tournament_bearoffs:
+        s = bearoff_rows(args.tournament_bearoffs, args.first_seed + 150000, args.difficulty)
+        print(f"tournament boards in the bear-off at difficulty {args.difficulty}, 1280 x 720: {bearoff_text(s)}")
     return 0
+
+
+def bearoff_text(s: dict) -> str:
+    """A line of ``bearoff_rows``' figures."""
+    n = max(s["frames"], 1)
+    return (f"{s['frames']} frames, position right {s['right'] / n:.1%}, wrong {s['wrong']}, "
+            f"per point {s['points right'] / (24 * n):.1%}, borne-off checkers read sure and right "
+            f"{s['off right'] / n:.1%}")
 
 
 if __name__ == "__main__":

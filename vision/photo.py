@@ -415,8 +415,10 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     A colour's hidden checkers are counted when they are just what it is short of, less
     those standing in the trays (``_in_trays``; a colour whose checkers all lie in one
     quarter of the field may be all home), with its discs off the field or without them
-    (then those are no checkers: ``_fifteen`` drops them); short of more, a checker went unseen elsewhere too; of fewer, a crescent
-    was a row's first checker's shadow or rim. Its pyramids' alone are counted when those
+    (then those are no checkers: ``_fifteen`` drops them), its stacks' upper rows counted
+    to fit that where their places allow (``_uppers_wanted``); short of more, a checker
+    went unseen elsewhere too; of fewer, a crescent was a row's first checker's shadow or
+    rim. Its pyramids' alone are counted when those
     are at least that: a pyramid's shape is firmer evidence than a count, so one hiding
     more means a checker taken is none, and the colour's count past fifteen makes no
     position. Stacks' hidden checkers are put a diameter apart from the base, of the
