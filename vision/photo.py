@@ -418,12 +418,11 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     (then those are no checkers: ``_fifteen`` drops them), its stacks' upper rows counted
     to fit that where their places allow (``_uppers_wanted``); short of more, a checker
     went unseen elsewhere too; of fewer, a crescent was a row's first checker's shadow or
-    rim. Its pyramids' alone are counted when those
-    are at least that: a pyramid's shape is firmer evidence than a count, so one hiding
-    more means a checker taken is none, and the colour's count past fifteen makes no
-    position. Stacks' hidden checkers are put a diameter apart from the base, of the
-    row's colour, at ``UNSEEN`` confidence. ``checkers`` and ``fit`` in image pixels,
-    their ``along`` at the working ``scale``."""
+    rim. Its pyramids' alone are counted when those are at least that: a pyramid's shape
+    is firmer evidence than a count, so one hiding more means a checker taken is none,
+    and the colour's count past fifteen makes no position. Stacks' hidden checkers are
+    put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence.
+    ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     # each stack's hidden checkers (a row's worth, base first) and its upper row's fit by count
     stacks: dict[str, list[tuple[list[PhotoChecker], dict[int, float]]]] = {colour: [] for colour in COLOURS}

@@ -158,8 +158,9 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
     """The band about row ``middle`` (start, stop, x0, x1, colour) as the side's whose
     colour its middle is nearer (``_extent`` with each side's colour; lines more than
     ``RIM_LIGHTER`` lighter than the side's colour left out if a third of the middle is
-    darker: silver rims between dark faces), None unless within ``SIDE_SPREADS`` of it (a tray's
-    divider, the rim between its ends, is no side's colour) and ``THINNEST`` long."""
+    darker: silver rims between dark faces), None unless within ``SIDE_SPREADS`` of it
+    (a tray's divider, the rim between its ends, is no side's colour) and ``THINNEST``
+    long."""
     across = _lines_across(lab, seen, edges, level, x0, x1)
     if across is None:
         return None
