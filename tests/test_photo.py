@@ -20,7 +20,7 @@ from controller.cli import main
 from engine.ids import Xgid
 from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position
-from hardware.sim.render_sequence import bearoff_position, hand_photo, random_position
+from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced, _field_like,
@@ -163,17 +163,12 @@ def test_a_stacks_upper_row_is_counted_from_where_its_checkers_lie(slots, uppers
 
 def test_a_row_wholly_of_upper_checkers_is_told_by_what_its_side_lacks():
     """Five checkers stacked on five (a bear-off's pile of ten) lie as evenly as a row with
-    one checker on its base one: both counts fit, and what the side lacks chooses (seed
-    620039's pile on point 2 read five, White lacking five more than the one in its tray)."""
+    one checker on its base one: both counts fit, and what the side lacks chooses (a
+    photo: tests/test_photo_trays.py, seed 620039)."""
     fits = _stack_uppers(_pile([0, 1, 2, 3, 4]))
     assert _uppers_wanted([fits], {5}) == (5,)
     assert _uppers_wanted([fits], {1}) == (1,)
     assert _uppers_wanted([fits], {3}) is None
-    image, position = _bearoff_tournament_render(620039)
-    assert position.points()[1] == 10 and position.off(WHITE) == 1
-    read = import_photo(image, white="light", home="bottom-right")
-    assert read.observation.point(2).count_range == (10, 10)
-    assert read.position == position, read.reason
 
 
 def _pile(slots, radius=10.0, first_along=10.0):
@@ -378,16 +373,6 @@ def _seeded_render(seed: int, **scene) -> tuple[np.ndarray, object, Position]:
     position = random_position(rng, int(rng.integers(0, 40)))
     image, truth = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed, **scene)
     return image, truth, position
-
-
-def _bearoff_tournament_render(seed: int) -> tuple[np.ndarray, Position]:
-    """A tournament board at difficulty 0.5, 1280 x 720, in a bear-off from random play
-    (checkers standing in the trays, piles at home) with two dice, all drawn from ``seed``."""
-    rng = np.random.default_rng(seed)
-    position = bearoff_position(rng)
-    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=seed,
-                      style="tournament", size=(1280, 720), difficulty=0.5)
-    return image, position
 
 
 def _clean_render(seed: int) -> tuple[np.ndarray, Position, str]:

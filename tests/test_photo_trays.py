@@ -143,3 +143,14 @@ def test_dark_checkers_with_silver_rims_count_between_their_rims(seed, home, sta
     assert _read_standing(image, None) == standing
     read = import_photo(image, white="light", home=home)
     assert read.position == position, read.reason
+
+
+def test_a_pile_of_ten_stacked_five_on_five_holds_what_the_tray_does_not():
+    """White's ten on point 2 of a tournament board in the bear-off (seed 620039) lie five
+    on five, as evenly as a row with one checker on its base one, and one White checker
+    stands in the tray: White lacks six, one of them standing, so the stack holds five."""
+    image, position, _ = _render(620039, difficulty=0.5)
+    assert position.points()[1] == 10 and position.off(WHITE) == 1
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.observation.point(2).count_range == (10, 10)
+    assert read.position == position, read.reason
