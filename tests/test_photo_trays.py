@@ -13,7 +13,7 @@ from hardware.sim.render_sequence import bearoff_position, random_position
 from hardware.sim.renderer import STYLES, Conditions, render
 from vision.photo import HOMES, import_photo
 from vision.photo_board import FieldFit
-from vision.photo_trays import PX_PER_DIAMETER, _faces, _standing, read_trays
+from vision.photo_trays import PX_PER_DIAMETER, _faces, _lightness, _standing, read_trays
 
 
 def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None):
@@ -113,7 +113,7 @@ def test_each_face_standing_in_a_band_counts_once(count, step, light):
     faces of a band, lightest in their middles, count one checker each."""
     lab = _faces_drawn(count, step, light)
     top = 2 * PX_PER_DIAMETER
-    faces = _faces(lab, top, top + count * step, 10, 34)
+    faces = _faces(_lightness(lab, 10, 34), top, top + count * step)
     assert len(faces) == count
     assert _standing(faces, count * step) == count
 

@@ -406,7 +406,7 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
 
 
 def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, scale: float,
-              trays: Sequence[TrayBand] = ()) -> list[PhotoChecker]:
+              trays: Sequence[TrayBand]) -> list[PhotoChecker]:
     """Checkers hidden in a pile on a point: under a pyramid (``_under_pyramid``), or in a
     stack: a second row put on a row of ``ROW`` (each checker ``STACK_SHIFT`` toward the
     tip from the one under it) hides all of the lower row but a crescent at the base and
@@ -815,7 +815,7 @@ def _conventional(fit: FieldFit, corner: tuple[int, int]) -> bool:
 
 
 def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover: Cover,
-            trays: Sequence[TrayBand] = ()):
+            trays: Sequence[TrayBand]):
     """(rank, PhotoRead) for White's checkers being ``white`` and its home in ``home``.
     Checkers not found may lie in a pile or on a point whose next checker's place stands
     out or whose row skips its base (``cover.unsure``); on a point something unexplained

@@ -71,8 +71,9 @@ def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
             y0, y1 = (row / PX_PER_DIAMETER * unit - BEYOND_ENDS for row in (start, stop))
             if x0 < (TRAY_FROM - NEAR_END) * PX_PER_DIAMETER or y0 < 0.5 < y1:
                 continue        # on the field's own edge, or across the middle (a hinge, the trays' divider)
-            faces = _faces(lab, start, stop, x0, x1)
-            if faces and np.median(_lightness(lab, x0, x1)[faces]) > colours[colour][0][0] + RIM_LIGHTER:
+            lightness = _lightness(lab, x0, x1)
+            faces = _faces(lightness, start, stop)
+            if faces and np.median(lightness[faces]) > colours[colour][0][0] + RIM_LIGHTER:
                 faces = [(a + b) // 2 for a, b in zip(faces, faces[1:])]     # silver rims: faces between
             count = _standing(faces, stop - start)
             if count:
@@ -224,14 +225,15 @@ def _mode(lines: np.ndarray) -> np.ndarray:
     return np.median(lines[near[:, int(np.argmax(near.sum(axis=0)))]], axis=0)
 
 
-def _faces(lab: np.ndarray, start: int, stop: int, x0: int, x1: int) -> list[int]:
-    """The rows of a band's faces (rows start..stop): each face shows lightest in its
+def _faces(lines: np.ndarray, start: int, stop: int) -> list[int]:
+    """The rows of a band's faces (rows start..stop of the strip whose lines across the
+    band have lightness ``lines``, from ``_lightness``): each face shows lightest in its
     middle, a peak of the lines' lightness standing ``FACE_CONTRAST`` above the lows on
     both sides of it within a face's length (the edges between faces, or beyond the band),
     each low taken before any lighter line."""
     face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
-    lo, hi = max(0, start - face), min(len(lab), stop + face)
-    lightness = _lightness(lab, x0, x1)[lo:hi]
+    lo, hi = max(0, start - face), min(len(lines), stop + face)
+    lightness = lines[lo:hi]
 
     def low(i: int, way: int) -> float:
         least, j = lightness[i], i + way
