@@ -1,7 +1,8 @@
 """Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
 
 Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--tournament 30]
-                             [--hands 60] [--bearoffs 40] [--tournament-bearoffs 30] [--first-seed 200000]
+                             [--far-tournament 30] [--hands 60] [--bearoffs 40] [--tournament-bearoffs 30]
+                             [--first-seed 200000]
 
 Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
 point is labelled, so what is scored is what the labels allow: the number of checkers of
@@ -27,7 +28,9 @@ to be chosen on the layouts where the home board is on White's right (the only o
 choice can find: a mirrored board looks the same). Then rendered boards under random
 camera poses, light, sensor noise and table clutter (``--difficulty``), White and the
 frame's home corner given, with the wrong positions likewise, and the same for tournament
-boards alone (black case, cream field, the look of a tournament table's camera) at 1280 x 720.
+boards alone (black case, cream field, the look of a tournament table's camera) at 1280 x 720,
+at ``--difficulty`` and at difficulty 1 (the board as little as 60 % of the frame, cups, a
+clock and an overlay beside it, tilt up to 20 degrees).
 Last, positions in the bear-off (random play past a side's first checker borne off) in clean
 conditions: checkers standing in the trays, piles on the home boards; and the same on
 tournament boards at 1280 x 720 under ``--difficulty``.
@@ -277,6 +280,8 @@ def main() -> int:
     ap.add_argument("--difficulty", type=float, default=0.5)
     ap.add_argument("--tournament", type=int, default=30,
                     help="rendered tournament boards (the look of a tournament table's camera), 1280 x 720")
+    ap.add_argument("--far-tournament", type=int, default=30,
+                    help="rendered tournament boards at difficulty 1 (far off, tilted, cluttered), 1280 x 720")
     ap.add_argument("--hands", type=int, default=60, help="rendered frames with a hand over the board")
     ap.add_argument("--bearoffs", type=int, default=40, help="rendered frames in the bear-off, checkers in the trays")
     ap.add_argument("--tournament-bearoffs", type=int, default=30,
@@ -309,6 +314,9 @@ def main() -> int:
     if args.tournament:
         s = hard_rows(args.tournament, args.first_seed + 80000, args.difficulty, "tournament", (1280, 720))
         print(f"tournament boards at difficulty {args.difficulty}, 1280 x 720: {positions_text(s)}")
+    if args.far_tournament:
+        s = hard_rows(args.far_tournament, args.first_seed + 160000, 1.0, "tournament", (1280, 720))
+        print(f"tournament boards at difficulty 1.0, 1280 x 720: {positions_text(s)}")
     if args.hands:
         s = hand_rows(args.hands, args.first_seed + 110000)
         print(f"renders with a hand over points: {s['frames']} frames, {s['covered']} points covered, "

@@ -23,11 +23,11 @@ from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
-from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced, _field_like,
-                          _home_corner, _point_number, _read_position, _stack_uppers, _under_pyramid, _uppers_wanted,
-                          _working_copy, import_photo)
-from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _moved_ends, _within, field_colour,
-                                find_field, refine)
+from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced,
+                          _discs_and_field, _field_like, _home_corner, _point_number, _read_position,
+                          _stack_uppers, _under_pyramid, _uppers_wanted, _working_copy, import_photo)
+from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
+                                field_colour, find_field, refine)
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
 from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _light, _more_light,
                                 _pairing, _rail_crossings, _skipped_bases, _standing_out, _without_lit_patches)
@@ -473,6 +473,21 @@ def test_small_checkers_in_a_wide_frame_are_read_at_a_finer_scale():
     assert scale > WORK_SIDE / 1280
     assert checker_radius(work) == pytest.approx(radius * scale, rel=0.15)
     assert import_photo(image, white="light", home="top-right").position == position
+
+
+@pytest.mark.parametrize("seed, home", [(960007, "top-right"), (960021, "top-right")])
+def test_a_small_board_among_cups_a_clock_and_an_overlay_is_read_at_its_points_size(seed, home):
+    """A tournament board filling two thirds of a 1280 x 720 frame, turned and tilted, with
+    cups, a clock, score cards and a broadcast overlay beside it (difficulty 1, seeds
+    960007, 960021): the cups' rims and the overlay's letters outline more round things
+    than the checkers do, the radius found over the whole photo is more than one and a half
+    point widths and almost no checker was found. A checker is about as wide as a point:
+    the radius is found again within the board and at that size, and the position read."""
+    image, _, position = _seeded_render(seed, style="tournament", size=(1280, 720), difficulty=1.0)
+    work, scale = _working_copy(image)
+    fit = _discs_and_field(work, checker_radius(work))[3]
+    assert 2 * checker_radius(work) > 1.5 * fit.point_width_px()
+    assert import_photo(image, white="light", home=home).position == position
 
 
 def test_the_case_corner_beside_a_points_base_is_no_checker():
@@ -1340,6 +1355,21 @@ def test_a_boards_inlaid_dots_are_no_dice():
     assert len(boxes) == 2 and all(abs(x - image.shape[1] / 2) < w for _, x, _, w, _ in boxes)
     assert import_photo(image).observation.dice == ()
 
+
+
+def test_a_boards_half_in_glare_is_doubled_toward_the_checkers_it_left_out():
+    """A real photo (image016) of a board whose lower half is washed out by light: the half
+    in the light, six points either side, outscored the whole board (2.2 to 2.0) and
+    fourteen of the checkers found lay off it; the field was doubled across each side,
+    which may seed the search where none of them lie. Doubled toward them, the whole board
+    gains for the checkers it takes in: every labelled checker lies on the field found."""
+    if not PHOTOS.is_dir():
+        pytest.skip(f"board photos not found at {PHOTOS}")
+    path = next((PHOTOS / "images").glob("image016-*.jpg"))
+    image = cv2.imread(str(path))
+    centres = np.array([(x, y) for kind, x, y, _, _ in _labelled(path.stem, image.shape) if kind != "die"])
+    read = import_photo(image)
+    assert _inside(FieldFit(read.board), centres).all()
 
 # ------------------------------------------------------------------------------ the CLI
 def test_bgref_read_without_calibration_imports_the_photo(opening, tmp_path, capsys):

@@ -44,6 +44,9 @@ TRAY_ROW = 2            # checkers standing in a tray that show a side bearing o
 DIE_ON_CHECKER = 0.6    # a die read this many radii from a checker's centre is the checker's gloss
 WORK_SIDE = 800         # photos are read at most this many pixels on their longer side ...
 FINE_RADIUS = 12.0      # ... unless their checkers' radius would then be under this many pixels
+SIZED = (0.6, 1.4)      # a checker's diameter lies between these many point widths ...
+RADIUS_OF_POINT = 0.47  # ... its radius about this many
+BOARD_MARGIN = 0.15     # of the field's longer side: how far beyond it the trays and bar's checkers lie at most
 CANDIDATE = 0.35        # outline support for a disc to be considered at all
 STRONG = 0.65           # ... to count as a checker on its own anywhere
 EVEN_SUPPORT = 0.45     # outline support at which a disc is as likely a checker as not ...
@@ -205,12 +208,14 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     radius = checker_radius(work)
     if radius is None:
         return _unread((), "no checkers found")
-    edges = disc_edges(work, radius)
-    discs = find_discs(work, radius, CANDIDATE, edges=edges)
-    strong = [d for d in discs if d.support >= STRONG]
+    edges, discs, strong, fit = _discs_and_field(work, radius)
+    if fit is not None and not SIZED[0] <= 2 * radius / fit.point_width_px() <= SIZED[1]:
+        work, scale, radius = _sized_to(image, fit, scale)
+        if radius is None:
+            return _unread((), "no checkers found")
+        edges, discs, strong, fit = _discs_and_field(work, radius)
     if len(strong) < 2:
         return _unread((), "no checkers found")
-    fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius)
     field = None if fit is None else field_colour(work, fit, np.array([(d.x, d.y, d.radius) for d in strong]))
     dice = _dice(image, 2 * radius / scale, None if fit is None else [h / scale for h in fit.halves()],
                  [(d.x / scale, d.y / scale, d.radius / scale) for d in strong])
@@ -230,23 +235,51 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     return _read_position(checkers, board, dice, white, home, cover, trays)
 
 
-def _working_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
+def _working_copy(image: np.ndarray, seen: float | None = None) -> tuple[np.ndarray, float]:
     """The photo at the scale it is read at, and that scale: at most ``WORK_SIDE`` pixels
     on its longer side, unless a board far off in a wide frame would leave its checkers
     under ``FINE_RADIUS`` pixels: then as near that as the photo's own resolution allows.
-    The checkers are looked for at twice the scale first, since at ``WORK_SIDE`` small
-    ones are too few pixels for their outlines to show."""
+    The checkers' radius in the photo is ``seen`` when known, else looked for at twice
+    the scale, since at ``WORK_SIDE`` small ones are too few pixels for their outlines
+    to show."""
     problem = image_problem(image, "photo")
     if problem:
         raise PhotoError(problem)
     h, w = image.shape[:2]
     scale = min(1.0, WORK_SIDE / max(h, w))
-    if scale < 1.0:
+    if scale < 1.0 and seen is None:
         search = min(1.0, 2 * scale)
-        seen = checker_radius(_resized(image, search))
-        if seen is not None and seen * scale / search < FINE_RADIUS:
-            scale = min(1.0, FINE_RADIUS * search / seen)
+        found = checker_radius(_resized(image, search))
+        seen = None if found is None else found / search
+    if scale < 1.0 and seen is not None and seen * scale < FINE_RADIUS:
+        scale = min(1.0, FINE_RADIUS / seen)
     return _resized(image, scale), scale
+
+
+def _discs_and_field(work: np.ndarray, radius: float) -> tuple[list[np.ndarray], list[Disc], list[Disc],
+                                                                FieldFit | None]:
+    """The discs of ``radius`` in the working copy (their edges, all candidates, the
+    strong ones) and the field the strong ones and the points' drawing make."""
+    edges = disc_edges(work, radius)
+    discs = find_discs(work, radius, CANDIDATE, edges=edges)
+    strong = [d for d in discs if d.support >= STRONG]
+    fit = find_field(work, np.array([(d.x, d.y) for d in strong]), radius) if len(strong) >= 2 else None
+    return edges, discs, strong, fit
+
+
+def _sized_to(image: np.ndarray, fit: FieldFit, scale: float) -> tuple[np.ndarray, float, float | None]:
+    """The working copy, its scale and the checkers' radius found again within the board
+    ``fit`` found (in the working copy at ``scale``) and between the sizes its points
+    allow: what round things stand beside a small board (cups, a clock, an overlay's
+    letters) may outnumber its checkers' outlines."""
+    width = fit.point_width_px() / scale
+    work, scale_now = _working_copy(image, RADIUS_OF_POINT * width)
+    corners = fit.corners * (scale_now / scale)
+    (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+    margin = BOARD_MARGIN * max(x1 - x0, y1 - y0)
+    board = work[int(max(0, y0 - margin)):int(y1 + margin), int(max(0, x0 - margin)):int(x1 + margin)]
+    width *= scale_now
+    return work, scale_now, checker_radius(board, SIZED[0] * width / 2, SIZED[1] * width / 2)
 
 
 def _resized(image: np.ndarray, scale: float) -> np.ndarray:

@@ -391,8 +391,10 @@ def find_field(image: np.ndarray, discs: np.ndarray | None = None, radius: float
     ``discs`` (N x 2) are checker centres found beforehand and ``radius`` their radius.
     A board's half (six points on either side of it) looks much like a whole field turned
     a quarter, and its outline may be the only quad seeded: where the field found leaves
-    ``LEFT_OUT`` checkers out (the other half's), it is doubled across each side to seed
-    the search again, and the whole board is taken where it scores ``BETTER`` more."""
+    ``LEFT_OUT`` checkers out (the other half's), it is doubled across the side where most
+    of them lie to seed the search again, and the whole board is taken where it scores
+    ``BETTER`` more, counting ``TAKEN_IN`` for the checkers it takes in (a half of the
+    board in glare shows its points faintly: the half in the light outscores it)."""
     fine = EdgeImage(image)
     coarse = EdgeImage(image, sigma=max(2.5, (radius or 0) / 5))
     seeds = []
@@ -401,27 +403,35 @@ def find_field(image: np.ndarray, discs: np.ndarray | None = None, radius: float
     if not seeds:
         return None
     best = _best_of(seeds, coarse, fine, discs, radius, keep)
-    if _left_out(best, discs) >= LEFT_OUT:
-        doubled = [s for box in DOUBLED for s in seeds_from_quad(_within(best, *box).corners)]
+    left = _left_out(best, discs)
+    if left.sum() >= LEFT_OUT:
+        held = [_inside(_within(best, *box), discs[left]).sum() for box in DOUBLED]
+        doubled = [s for box, n in zip(DOUBLED, held) if n == max(held)
+                   for s in seeds_from_quad(_within(best, *box).corners)]
         whole = _best_of(doubled, coarse, fine, discs, radius, WHOLE_KEEP)
-        if whole.score >= best.score + BETTER:
+        taken_in = (left.sum() - _left_out(whole, discs).sum()) / len(discs)
+        if whole.score + TAKEN_IN * taken_in >= best.score + BETTER:
             best = whole
     return _moved_ends(fine, best, discs, radius)
 
 
-def _left_out(fit: FieldFit, discs: np.ndarray | None) -> int:
-    """How many of ``discs`` (N x 2 image centres) lie beyond the field ``fit`` puts in the
-    image, by more than ``OUTSIDE`` of its length or height."""
-    if discs is None or not len(discs):
-        return 0
+def _inside(fit: FieldFit, discs: np.ndarray) -> np.ndarray:
+    """Which of ``discs`` (N x 2 image centres) lie within the field ``fit`` puts in the
+    image, or less than ``OUTSIDE`` of its length or height beyond it."""
     u, v = fit.to_field(discs).T
-    return int(np.sum((u < -OUTSIDE) | (u > 1 + OUTSIDE) | (v < -OUTSIDE) | (v > 1 + OUTSIDE)))
+    return (u >= -OUTSIDE) & (u <= 1 + OUTSIDE) & (v >= -OUTSIDE) & (v <= 1 + OUTSIDE)
+
+
+def _left_out(fit: FieldFit, discs: np.ndarray | None) -> np.ndarray:
+    """Which of ``discs`` lie beyond the field ``fit`` (``_inside``'s complement)."""
+    return np.zeros(0, bool) if discs is None or not len(discs) else ~_inside(fit, discs)
 
 
 LEFT_OUT = 6             # checkers found beyond a field found that make it perhaps a board's half ...
 OUTSIDE = 0.05           # ... lying this far beyond it (of its length or height)
-DOUBLED = ((-1, 1, 0, 1), (0, 2, 0, 1), (0, 1, -1, 1), (0, 1, 0, 2))  # ... which is then doubled across each side
-WHOLE_KEEP = 4           # seeds of the doubled fields refined
+DOUBLED = ((-1, 1, 0, 1), (0, 2, 0, 1), (0, 1, -1, 1), (0, 1, 0, 2))  # ... which is then doubled across the side
+WHOLE_KEEP = 4           # where most of them lie; seeds of the doubled fields refined
+TAKEN_IN = 1.0           # score a whole board gains per share of the checkers found that the half left out
 
 
 def _best_of(seeds: list[FieldFit], coarse: EdgeImage, fine: EdgeImage, discs, radius, keep: int) -> FieldFit:
