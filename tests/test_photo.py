@@ -1162,6 +1162,25 @@ def test_a_cell_of_the_rail_unlike_the_rest_is_an_arm_crossing_it():
     assert _rail_crossings(around, seen, occupied, bar) == []
 
 
+@pytest.mark.parametrize("rail, lit, glare", [
+    ((15.0, 128.0, 128.0), (85.0, 128.5, 127.0), True),      # black rail, grey glare
+    ((15.0, 128.0, 128.0), (85.0, 143.0, 148.0), False),     # black rail, skin
+    ((60.0, 140.0, 160.0), (130.0, 137.0, 150.0), False),    # wooden rail, washed toward grey or pale skin
+])
+def test_a_glare_on_a_black_rail_is_no_arm_crossing_it(rail, lit, glare):
+    """A lamp's glare on a tournament board's black rail (seeds 960035, 960056, 960061,
+    960066) lights a cell or two 60..90 L above the rest, grey as the rail: it was taken
+    for an arm crossing it and the photo left unsettled. A glare adds white light: on a
+    grey rail it stays grey, while an arm's skin has its own hue. On a wooden rail a glare
+    washes the wood toward grey as pale skin over it looks: still an arm."""
+    around, bar = _rail_frame(rail=rail), (138.0, 162.0)
+    seen, occupied = np.ones(around.shape[:2], bool), np.zeros(around.shape[:2], bool)
+    m = POINT_PIXELS
+    y = np.s_[m + 400 + RAIL[0]:m + 400 + RAIL[1]]
+    around[y, m + 60:m + 72] = lit
+    assert _rail_crossings(around, seen, occupied, bar) == ([] if glare else [(1, (60, 72))])
+
+
 def test_the_bars_ends_a_busy_strip_or_one_mostly_out_of_the_photo_are_no_rail():
     """The rail at the bar's ends (hinges, the bar's own colour) is not read; a strip whose
     cells differ among themselves (the table beyond a field found at a board's outline,

@@ -184,6 +184,7 @@ RAIL = (3, 9)           # straightened pixels beyond the field's long edges wher
 RAIL_DIFFERENT = 3 * DIFFERENT  # Lab units an arm over the rail differs from it by at least
 RAIL_SPREAD = 10.0      # Lab units: a strip beyond the field whose cells spread more is no plain rail
 RAIL_SEEN = 0.5         # share of a rail's cells to be seen bare for its colour to be known
+GLARE_HUE = 5.0         # Lab units (a, b) from neutral within which a rail and a glare on it are grey
 
 
 def _rail_crossings(around: np.ndarray, seen: np.ndarray, occupied: np.ndarray,
@@ -194,7 +195,8 @@ def _rail_crossings(around: np.ndarray, seen: np.ndarray, occupied: np.ndarray,
     points (not beyond the field's ends, where trays and the case's joints are, nor at the
     bar's hinges) that differs from the rail's other cells on that side by
     ``RAIL_DIFFERENT`` and ``STAND_OUT`` times their spread (colours alone, their median: a
-    field found a little inside its edge puts the edge's line in the strip's first rows).
+    field found a little inside its edge puts the edge's line in the strip's first rows)
+    and is no glare on it (``_glare_on``).
     Only where enough of the rail is seen (``RAIL_SEEN``) and it is plain (``RAIL_SPREAD``):
     beyond a field found at the board's outline lies the table, not a rail."""
     m = POINT_PIXELS
@@ -211,11 +213,21 @@ def _rail_crossings(around: np.ndarray, seen: np.ndarray, occupied: np.ndarray,
         if bare.mean() < RAIL_SEEN:
             continue
         colours = np.array([c if c is not None else np.zeros(strip.shape[2]) for c in cells])
-        d, spread, _ = (a[0, :, 0] for a in _against(colours[None, :, None], bare[None, :, None]))
+        d, spread, rail = (a[0, :, 0] for a in _against(colours[None, :, None], bare[None, :, None]))
         if spread[0] <= RAIL_SPREAD:
-            crossed = bare & (d > STAND_OUT * spread) & (d > RAIL_DIFFERENT)
+            crossed = bare & (d > STAND_OUT * spread) & (d > RAIL_DIFFERENT) & ~_glare_on(colours, rail[0])
             out += [(row, (int(x), int(x) + CELL)) for x in lanes[crossed]]
     return out
+
+
+def _glare_on(cells: np.ndarray, rail: np.ndarray) -> np.ndarray:
+    """Which ``cells`` (Lab, N x 3) show a grey ``rail`` (a black case's) under a glare:
+    lighter and grey too (a and b within ``GLARE_HUE`` of neutral, as the rail's). A glare
+    adds white light; an arm has its skin's own hue (a grey sleeve over a black rail passes
+    for a glare, as it does over a black point). On a coloured rail a glare washes the
+    rail's hue toward grey, as pale skin over a wooden rail does: no glare is told there."""
+    grey = np.linalg.norm(cells[:, 1:3] - 128.0, axis=1) <= GLARE_HUE
+    return grey & (cells[:, 0] > rail[0]) & (np.linalg.norm(rail[1:3] - 128.0) <= GLARE_HUE)
 
 
 def _skipped_bases(checkers: list[Placed]) -> frozenset:
