@@ -24,7 +24,7 @@ from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced,
-                          _discs_and_field, _field_like, _home_corner, _point_number, _read_position,
+                          _discs_and_field, _field_like, _fifteen, _home_corner, _point_number, _read_position,
                           _stack_uppers, _under_pyramid, _uppers_wanted, _working_copy, import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
                                 field_colour, find_field, refine)
@@ -423,6 +423,30 @@ def test_past_fifteen_clear_checkers_a_little_off_their_sides_colour_stay():
     assert position.points()[0] == 4 and position.points()[4] == 4
     read = import_photo(image, white="light", home="top-left")
     assert read.position == position, read.reason
+
+
+def test_past_fifteen_a_disc_beyond_the_rows_bases_goes_before_a_checker_in_a_row():
+    """A tournament board under a lamp (difficulty 1, seed 960024) whose glare on the black
+    case beside a base outlines a clear grey disc (0.92) centred two radii past it: with
+    it White had sixteen, and dropping the faintest outline dropped the middle one of a
+    row of three (0.77): a wrong position. A checker lies on its point, its centre about a
+    radius inside the base; one centred past where the photo's rows start goes first."""
+    image, _, position = _seeded_render(960024, style="tournament", size=(1280, 720), difficulty=1.0)
+    assert position.points()[12] == 3
+    read = import_photo(image, white="light", home="top-left")
+    assert read.position == position, read.reason
+
+
+def test_fifteen_drops_the_disc_past_the_bases_before_the_faintest():
+    """Sixteen light checkers: fifteen in rows from their bases (the faintest 0.7) and a
+    clear disc (0.95) centred two radii past a base; the disc goes."""
+    def checker(column, along, outline):
+        return PhotoChecker(0.0, 0.0, 10.0, "light", 0.9, "point", column, 0, along, outline=outline)
+    rows = [checker(column, 10.0 + 20.0 * k, 0.9) for column in range(5) for k in range(3)]
+    rows[-1] = checker(4, 50.0, 0.7)
+    past = checker(5, -20.0, 0.95)
+    kept = _fifteen(sorted(rows + [past], key=lambda c: -c.outline))
+    assert len(kept) == 15 and past not in kept and rows[-1] in kept
 
 
 def test_a_white_checker_lit_apart_from_the_grey_ones_is_whites():

@@ -32,7 +32,7 @@ from vision.observation import DieRead, Observation, Occlusion, PointRead
 from vision.photo_board import FieldFit, field_colour, find_field
 from vision.photo_checkers import (CLEAR_OUTLINE, Disc, checker_radius, disc_edges, find_discs, lower_rim,
                                    split_colours, under_discs, weighted)
-from vision.photo_cover import Cover, find_cover
+from vision.photo_cover import Cover, find_cover, first_checkers
 from vision.photo_trays import TrayBand, read_trays
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
@@ -78,7 +78,8 @@ EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base s
 ON_FIELD = 0.25         # ... but one centred less than this many radii inside the base is vouched for by no row
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
 UNSEEN = 0.3            # confidence of a checker put where a row skips one or a pile's upper layer hides one
-UNSURE = 0.25           # a checker less sure than this goes first where a side has more than fifteen
+UNSURE = 0.25           # a checker less sure than this goes first where a side has more than fifteen ...
+PAST_BASE = 1.5         # ... then one centred this many radii nearer the rail than the rows' first checkers
 UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this many spreads of its side's colour
 UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
 STACK_SHIFT = 0.25      # diameters: a stack's upper checker lies this far toward the tip from the one under it
@@ -367,12 +368,16 @@ def _fifteen(checkers: list[PhotoChecker], off_only: bool = False) -> list[Photo
     """At most fifteen checkers of each colour (``checkers`` clearest first): beyond that,
     discs off the field (a letter of an overlay, a clock's knob) go first, then those
     under ``UNSURE`` (a point's grey base outlined as clearly as a checker, far from its
-    side's colour), then the faintest; with ``off_only`` those off the field alone (more
-    than fifteen on the board make no position)."""
+    side's colour), then those centred ``PAST_BASE`` radii nearer the rail than the
+    photo's rows start (a glare on the case beside a base), then the faintest; with
+    ``off_only`` those off the field alone (more than fifteen on the board make no
+    position)."""
+    typical = first_checkers(checkers)[1]
     out = []
     for colour in COLOURS:
         mine = sorted((k for k in checkers if k.colour == colour),
-                      key=lambda k: (k.place == "off", k.confidence < UNSURE))
+                      key=lambda k: (k.place == "off", k.confidence < UNSURE,
+                                     k.place == "point" and k.along < typical - PAST_BASE * k.radius))
         out += mine[:max(CHECKERS, sum(k.place != "off" for k in mine)) if off_only else CHECKERS]
     return out
 

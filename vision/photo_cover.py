@@ -230,20 +230,24 @@ def _glare_on(cells: np.ndarray, rail: np.ndarray) -> np.ndarray:
     return grey & (cells[:, 0] > rail[0]) & (np.linalg.norm(rail[1:3] - 128.0) <= GLARE_HUE)
 
 
-def _skipped_bases(checkers: list[Placed]) -> frozenset:
-    """The (column, row) of the points whose row starts ``SKIPPED`` radii further from its
-    base (``along``, in the photo's pixels) than the photo's rows start (their median: a
-    field found a little inside or outside the true one moves them all): a point's first
-    checker lies at its base, so one there went unseen or something hides it (fingertips
-    over the base)."""
+def first_checkers(checkers: list[Placed]) -> tuple[dict[tuple[int, int], Placed], float]:
+    """Each point's checker nearest its base, by (column, row), and how far from their
+    bases (``along``, the photo's pixels) the photo's rows start: their median (a field
+    found a little inside or outside the true one moves them all; 0 with none)."""
     firsts: dict[tuple[int, int], Placed] = {}
     for c in checkers:
         key = (c.column, c.row)
         if c.place == "point" and (key not in firsts or c.along < firsts[key].along):
             firsts[key] = c
-    if not firsts:
-        return frozenset()
-    typical = float(np.median([c.along for c in firsts.values()]))
+    return firsts, float(np.median([c.along for c in firsts.values()])) if firsts else 0.0
+
+
+def _skipped_bases(checkers: list[Placed]) -> frozenset:
+    """The (column, row) of the points whose row starts ``SKIPPED`` radii further from its
+    base than the photo's rows start (``first_checkers``): a point's first checker lies
+    at its base, so one there went unseen or something hides it (fingertips over the
+    base)."""
+    firsts, typical = first_checkers(checkers)
     return frozenset(key for key, c in firsts.items() if c.along > typical + SKIPPED * c.radius)
 
 
