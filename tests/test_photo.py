@@ -460,6 +460,18 @@ def test_a_white_checker_lit_apart_from_the_grey_ones_is_whites():
     assert read.position == position, read.reason
 
 
+def test_black_checkers_lit_grey_along_a_row_stay_in_it_when_the_row_is_blacks():
+    """A tournament board under a lamp (difficulty 1, seed 960049) whose glare lights
+    Black's row of five on point 19 from black (L 33) to grey (L 125) along it: read as
+    White's the row made White sixteen strong, and read again as Black's it kept the
+    three darkest only; the two grey ones were lost and Black's pile on point 17 read two
+    high. A point holds one side's checkers: the row's discs are Black's lit apart."""
+    image, _, position = _seeded_render(960049, style="tournament", size=(1280, 720), difficulty=1.0)
+    assert position.points()[18] == -5
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.position == position, read.reason
+
+
 def test_a_lit_black_checker_on_a_wooden_bar_is_found():
     """A classic board under random light (seed 470057): Black's checker on the bar below
     the cube shows a perfect outline (0.99) but its face, lit and ringed by its lighter

@@ -343,7 +343,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             for key, members in rows.items()}
     read = _balanced(read, [labels[i] for i in taken],
                      lambda key, side: _row(rows[key], discs, places, distances, near_die, field_like, radius,
-                                            reference, (side,)), distances)
+                                            reference, (side,), read[key][1]), distances)
     sides = {}
     for key, (side, row_discs) in read.items():
         for i in row_discs:
@@ -659,7 +659,7 @@ def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None
 
 
 def _row(members: list[int], discs: list[Disc], places, distances, near_die, field_like, radius: float,
-         reference: float, sides=(0, 1)) -> tuple[int, set[int]]:
+         reference: float, sides=(0, 1), lit: set[int] = frozenset()) -> tuple[int, set[int]]:
     """The discs on one point that are checkers: the best row among them, as (side label,
     its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it, or
     plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc
@@ -683,10 +683,13 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     vouches for no faint disc below it (a die thrown onto a point beyond its checkers).
     A disc the colour of the field (``field_like``) costs ``FIELD_COST``: on a field the
     colour of one side's checkers (cream and white) the field's grain outlines discs of
-    nearly that colour beside the points."""
+    nearly that colour beside the points. The discs ``lit`` (a row read as the other
+    side's: a point holds one side's checkers) count at most ``ROW_COLOUR`` from the side,
+    however far their colour lies (black checkers lit grey under a lamp's glare)."""
     best_row: tuple[float, int, set[int]] = (0.0, sides[0], set())
     for side in sides:
-        colour = {j: _row_colour(discs[j], distances[j], side) for j in members}
+        colour = {j: min(_row_colour(discs[j], distances[j], side), ROW_COLOUR) if j in lit
+                  else _row_colour(discs[j], distances[j], side) for j in members}
         order = sorted((j for j in members if colour[j] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
         outlined = [discs[j].support >= _even_support(reference) for j in order]
@@ -730,9 +733,10 @@ def _balanced(read: dict, others: list[int], row_of, distances: np.ndarray) -> d
     checkers while the other has fewer (``others``: the sides of the checkers off the
     points) made whole: the rows whose colour lies nearest the other side's, no more than
     ``SWITCH`` times as far from it as from their own, are read as the other side's
-    (``row_of(point, side)``) while that leaves it no more than fifteen. A point holds
-    one side's checkers and a side has fifteen: pale grey checkers lit toward cream ones
-    are the grey side's when the cream side already has its fifteen."""
+    (``row_of(point, side)``, the row's discs of that side's colour lit apart) while that
+    leaves it no more than fifteen. A point holds one side's checkers and a side has
+    fifteen: pale grey checkers lit toward cream ones are the grey side's when the cream
+    side already has its fifteen, and so are black ones lit grey by a glare along the row."""
     counts = np.bincount(np.array(others + [s for s, row in read.values() for _ in row], int), minlength=2)
     full = int(counts.argmax())
     if counts[full] <= CHECKERS or counts[1 - full] >= CHECKERS:
