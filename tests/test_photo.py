@@ -384,9 +384,9 @@ def _clean_render(seed: int) -> tuple[np.ndarray, Position, str]:
     return image, position, home
 
 
-def _tournament_render(seed: int) -> tuple[np.ndarray, object, Position]:
-    """A tournament board at difficulty 0.5 (camera, light, clutter drawn from ``seed``), 1280 x 720."""
-    return _seeded_render(seed, style="tournament", size=(1280, 720), difficulty=0.5)
+def _tournament_render(seed: int, difficulty: float = 0.5) -> tuple[np.ndarray, object, Position]:
+    """A tournament board at ``difficulty`` (camera, light, clutter drawn from ``seed``), 1280 x 720."""
+    return _seeded_render(seed, style="tournament", size=(1280, 720), difficulty=difficulty)
 
 
 @pytest.mark.parametrize("seed, home, black", [(930026, "top-left", 2), (930057, "bottom-left", 1)])
@@ -431,7 +431,7 @@ def test_past_fifteen_a_disc_beyond_the_rows_bases_goes_before_a_checker_in_a_ro
     it White had sixteen, and dropping the faintest outline dropped the middle one of a
     row of three (0.77): a wrong position. A checker lies on its point, its centre about a
     radius inside the base; one centred past where the photo's rows start goes first."""
-    image, _, position = _seeded_render(960024, style="tournament", size=(1280, 720), difficulty=1.0)
+    image, _, position = _tournament_render(960024, difficulty=1.0)
     assert position.points()[12] == 3
     read = import_photo(image, white="light", home="top-left")
     assert read.position == position, read.reason
@@ -466,7 +466,7 @@ def test_black_checkers_lit_grey_along_a_row_stay_in_it_when_the_row_is_blacks()
     White's the row made White sixteen strong, and read again as Black's it kept the
     three darkest only; the two grey ones were lost and Black's pile on point 17 read two
     high. A point holds one side's checkers: the row's discs are Black's lit apart."""
-    image, _, position = _seeded_render(960049, style="tournament", size=(1280, 720), difficulty=1.0)
+    image, _, position = _tournament_render(960049, difficulty=1.0)
     assert position.points()[18] == -5
     read = import_photo(image, white="light", home="bottom-right")
     assert read.position == position, read.reason
@@ -519,7 +519,7 @@ def test_a_small_board_among_cups_a_clock_and_an_overlay_is_read_at_its_points_s
     than the checkers do, the radius found over the whole photo is more than one and a half
     point widths and almost no checker was found. A checker is about as wide as a point:
     the radius is found again within the board and at that size, and the position read."""
-    image, _, position = _seeded_render(seed, style="tournament", size=(1280, 720), difficulty=1.0)
+    image, _, position = _tournament_render(seed, difficulty=1.0)
     work, scale = _working_copy(image)
     fit = _discs_and_field(work, checker_radius(work))[3]
     assert 2 * checker_radius(work) > 1.5 * fit.point_width_px()
