@@ -1,6 +1,7 @@
 """Dice and cube reading: real dice photos and rendered boards.
 
 Usage: python bench/dice.py [--split test|train|all|held] [--verbose] [--frames 300] [--first-seed 300000]
+                            [--touching-frames 100] [--touching-first-seed 320000]
 
 Real photos: a detection matches a labelled die when their centres are closer than
 half the labelled box side; each label is matched at most once. "Per die" is the share
@@ -21,7 +22,8 @@ die read with the wrong value or half is "read wrong", apart from dice not read 
 how well the confidence tells them apart is the share of each read with at least
 ``CONFIDENT``. Each rest (flat, cocked, on a checker) has its share of
 dice found, of dice read with the right value and half, and of those also read with the
-right rest.
+right rest. A second table does the same with both dice lying flat in one half, the
+second against the first (as thrown dice often come to rest; seeds from 320000 on).
 Read times are this process's CPU time (other work on the machine inflates wall time)
 of a frame read by readers that have read the table's empty board before (as a table's
 readers read every frame: what they do once, such as loading their networks, is done);
@@ -35,6 +37,7 @@ import csv
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -137,7 +140,9 @@ HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 RESTS = ("flat", "flat", "flat", "flat", "cocked", "on_checker")
 
 
-def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
+def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool = False) -> None:
+    """The dice and cube read on ``frames`` rendered boards; with ``touching``, both dice
+    flat in one half, the second against the first."""
     counts = {k: 0 for k in ("dice", "right", "found", "rest right", "extra", "cubes", "cube right",
                              "no cube", "no cube right", "blurred dice", "blurred right", "read flat",
                              "read leaning", "cube wrong", "blurred cubes", "blurred cube right")}
@@ -152,6 +157,8 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
         position = random_position(rng, int(rng.integers(0, 60)))
         dice = tuple(Die(int(rng.integers(1, 7)), str(rng.choice(["white", "black"])), str(rng.choice(RESTS)))
                      for _ in range(2))
+        if touching:
+            dice = (replace(dice[0], rest="flat"), replace(dice[1], half=dice[0].half, rest="flat", touching=True))
         value = int(rng.choice([1, 2, 4, 8, 16, 32, 64]))
         cube = None if rng.random() < 0.1 else Cube(value, "centre" if value == 1 else
                                                      str(rng.choice(["white", "black", "centre"])))
@@ -227,7 +234,8 @@ def rendered_table(frames: int, first_seed: int, verbose: bool) -> None:
     def share(a: str, b: str) -> str:
         return f"{counts[a] / counts[b]:.2%}" if counts[b] else "n/a"
 
-    print(f"\nrendered boards: {frames} frames, seeds {first_seed}..{first_seed + frames - 1}, perfect calibration")
+    print(f"\nrendered boards{', two dice touching' if touching else ''}: {frames} frames, "
+          f"seeds {first_seed}..{first_seed + frames - 1}, perfect calibration")
     print(f"{'measure':<38}{'value':>20}{'target':>10}")
     rows = [("each die: value and half", share("right", "dice"), ">=99.9%"),
             ("each die: found", share("found", "dice"), ""),
@@ -261,6 +269,8 @@ def main() -> int:
     ap.add_argument("--split", choices=["test", "train", "all", "held"], default="test")
     ap.add_argument("--frames", type=int, default=300, help="rendered frames (0: none)")
     ap.add_argument("--first-seed", type=int, default=300000)
+    ap.add_argument("--touching-frames", type=int, default=100, help="rendered frames of two dice touching")
+    ap.add_argument("--touching-first-seed", type=int, default=320000)
     ap.add_argument("--verbose", action="store_true", help="list every miss and misread")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -270,6 +280,8 @@ def main() -> int:
         print(f"no dice photos at {DATA}: real-photo table skipped", file=sys.stderr)
     if args.frames:
         rendered_table(args.frames, args.first_seed, args.verbose)
+    if args.touching_frames:
+        rendered_table(args.touching_frames, args.touching_first_seed, args.verbose, touching=True)
     return 0
 
 

@@ -7,7 +7,8 @@ import pytest
 from engine.position import Position
 from hardware.sim.render_optics import CameraPose
 from hardware.sim.render_styles import STYLES
-from hardware.sim.scene import BOARD_BUILDS
+from hardware.sim.render_spec import Scene
+from hardware.sim.scene import BOARD_BUILDS, DIE_SIZE
 from hardware.sim.renderer import (CUBE_FACES, Clutter, Conditions, Cube, Die, Hand, board_renderer, render)
 
 SMALL = (480, 270)
@@ -253,6 +254,30 @@ def test_cocked_dice_lean_inside_the_playing_area():
         field = truth.point_polygons[1][:2].mean(axis=0), truth.point_polygons[24][:2].mean(axis=0)
         cx, cy = truth.dice[0].centre
         assert min(f[1] for f in field) - 2 <= cy <= max(f[1] for f in field) + 2
+
+
+def test_a_die_thrown_touching_rests_face_to_face_against_the_die_before_it():
+    renderer = board_renderer("classic", SMALL, "bottom-right")
+    for seed in range(20):
+        scene = Scene(Position.initial(), (Die(3, "black"), Die(3, "black", touching=True)))
+        first, second = renderer.place_dice(scene, Conditions.clean(), seed, np.random.default_rng(seed))
+        offset = np.subtract(second.at, first.at)
+        turn = first.yaw
+        along = abs(offset @ (np.cos(turn), np.sin(turn))), abs(offset @ (-np.sin(turn), np.cos(turn)))
+        assert DIE_SIZE <= max(along) <= 1.08 * DIE_SIZE and min(along) <= 0.4 * DIE_SIZE
+        assert abs(second.yaw - first.yaw) < 0.2
+
+
+def test_some_thrown_dice_come_to_rest_touching():
+    """A share of thrown pairs lies face to face, as real throws often do."""
+    renderer = board_renderer("classic", SMALL, "bottom-right")
+    gaps = []
+    for seed in range(200):
+        first, second = renderer.place_dice(Scene(Position.initial(), (Die(1), Die(2))), Conditions.clean(), seed,
+                                            np.random.default_rng(seed))
+        gaps.append(np.hypot(*np.subtract(second.at, first.at)) / DIE_SIZE)
+    touching = sum(g < 1.2 for g in gaps)
+    assert 10 <= touching <= 45 and min(gaps) >= 1.0
 
 
 def test_a_die_cannot_lie_on_a_checker_in_an_empty_half():

@@ -29,8 +29,9 @@ class Die:
     (``"white"`` or ``"black"``) or ``"off"`` the board. ``rest`` is ``"flat"``,
     ``"on_checker"`` (lying tilted on a checker) or ``"cocked"`` (leaning on a checker or
     the rail). ``at`` (canvas position in checker diameters), ``yaw`` (radians) and
-    ``lean`` / ``lean_toward`` (radians) are chosen at random when ``None``. ``motion``
-    (checker diameters) smears a tumbling die along that vector."""
+    ``lean`` / ``lean_toward`` (radians) are chosen at random when ``None``; a flat die
+    ``touching`` comes to rest against the flat die before it in its half (when it has
+    room there). ``motion`` (checker diameters) smears a tumbling die along that vector."""
 
     value: int
     half: str = "white"
@@ -42,6 +43,7 @@ class Die:
     colour: BGR | None = None
     pips: BGR | None = None
     motion: tuple[float, float] = (0.0, 0.0)
+    touching: bool = False
 
     def __post_init__(self) -> None:
         if not 1 <= self.value <= 6:

@@ -40,6 +40,7 @@ __all__ = ["BoardRenderer", "board_renderer", "render", "STYLES", "CUBE_FACES", 
 
 MARKER_SIZE = 1.0       # ArUco marker side, in checker diameters
 TABLE_MARGIN = 6.5      # table drawn in perspective around the board, in checker diameters
+TOUCHING = 0.12         # share of thrown flat dice that come to rest against a flat die already in their half
 
 
 # ----------------------------------------------------------------------------- renderer
@@ -129,12 +130,14 @@ class BoardRenderer:
     def place_dice(self, scene: Scene, conditions: Conditions, layout_seed: int,
                    rng: np.random.Generator) -> tuple[Die, ...]:
         """Fix every unset position, turn and lean of the scene's dice: flat dice land
-        clear of checkers and of each other, cocked dice against a checker or the rail,
-        dice ``on_checker`` on top of one."""
+        clear of checkers and of each other (those ``touching`` and a share ``TOUCHING``
+        of the others against a flat die already in their half), cocked dice against a
+        checker or the rail, dice ``on_checker`` on top of one."""
         placements = self._placements(scene.position, layout_seed, conditions.messiness)
         g = self.geometry
         s = self.ppd
         occupied = [(np.array(p.centre) / s, 0.5) for p in placements if p.location != "off"]
+        touch = rng.spawn(1)[0]     # whether dice touch is drawn apart: the scene's other draws never depend on it
         placed: list[Die] = []
         for die in scene.dice:
             if die.at is not None and die.yaw is not None and (die.rest == "flat" or die.lean is not None):
@@ -146,13 +149,17 @@ class BoardRenderer:
             else:
                 x0, y0, x1, y1 = (v / s for v in g.field_of(die.half))
                 rect = (x0 + 0.4, y0 + 0.4, x1 - 0.4, y1 - 0.4)
-            at, lean, toward = die.at, die.lean, die.lean_toward
+            at, lean, toward, yaw = die.at, die.lean, die.lean_toward, die.yaw
+            neighbour = next((d for d in reversed(placed) if d.half == die.half and d.rest == "flat"), None)
+            if (at is None and die.rest == "flat" and neighbour is not None
+                    and (die.touching or touch.random() < TOUCHING)):
+                at, yaw = self._against(neighbour, rect, occupied, touch) or (None, yaw)
             if at is None:
                 at, lean, toward = self._landing(die, rect, placements, occupied, rng)
             if die.rest != "flat" and lean is None:
                 lean = float(rng.uniform(0.35, 0.6)) if die.rest == "cocked" else float(rng.uniform(0.1, 0.25))
                 toward = float(rng.uniform(0, 2 * np.pi)) if toward is None else toward
-            yaw = die.yaw if die.yaw is not None else float(rng.uniform(0, np.pi / 2))
+            yaw = yaw if yaw is not None else float(rng.uniform(0, np.pi / 2))
             placed.append(replace(die, at=(float(at[0]), float(at[1])), yaw=yaw, lean=lean, lean_toward=toward))
             occupied.append((np.array(at), DIE_SIZE * 0.75))
         return tuple(placed)
@@ -163,6 +170,24 @@ class BoardRenderer:
         if rng.random() < 0.5:
             return (1.0, -2.0, width - 1.0, -0.8)
         return (1.0, height + 0.8, width - 1.0, height + 2.0)
+
+    @staticmethod
+    def _against(neighbour: Die, rect, occupied, rng: np.random.Generator):
+        """Where a flat die comes to rest against the flat ``neighbour``, face to face and
+        turned alike, inside ``rect`` and clear of everything ``occupied`` but its
+        neighbour: (at, yaw), or None when no side of the neighbour has room."""
+        x0, y0, x1, y1 = rect
+        yaw = neighbour.yaw + float(rng.normal(0, 0.04))
+        for side in rng.permutation(4):
+            angle = neighbour.yaw + side * np.pi / 2
+            along, across = np.array([np.cos(angle), np.sin(angle)]), np.array([-np.sin(angle), np.cos(angle)])
+            at = (np.array(neighbour.at) + along * DIE_SIZE * float(rng.uniform(1.0, 1.08))
+                  + across * DIE_SIZE * float(rng.uniform(-0.4, 0.4)))
+            clear = all(np.linalg.norm(at - c) - r > DIE_SIZE * 0.6 for c, r in occupied
+                        if np.linalg.norm(c - np.array(neighbour.at)) > 1e-6)
+            if x0 <= at[0] <= x1 and y0 <= at[1] <= y1 and clear:
+                return at, yaw
+        return None
 
     def _landing(self, die: Die, rect, placements: list[CheckerPlacement], occupied, rng: np.random.Generator):
         x0, y0, x1, y1 = rect
