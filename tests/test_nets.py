@@ -26,7 +26,7 @@ def test_a_damaged_card_says_where(tmp_path):
 def test_a_card_must_name_its_shape_and_outputs():
     with pytest.raises(NetworkError, match="malformed card"):
         Card.from_json("x", {"outputs": []})
-    with pytest.raises(NetworkError, match="softmax or sigmoid"):
+    with pytest.raises(NetworkError, match="softmax, sigmoid or linear"):
         Card.from_json("x", {"shape": [3, 8, 8], "outputs": [{"name": "y", "kind": "relu", "classes": 2}]})
     card = Card.from_json("x", {"shape": [3, 8, 8], "outputs": [{"name": "y", "kind": "softmax", "classes": 2,
                                                                  "temperature": 1.5}]})
@@ -76,8 +76,18 @@ def test_a_batch_larger_than_a_chunk_reads_as_its_parts():
 
 def test_dice_read_in_every_view_in_chunks_read_as_one_by_one():
     patches = list(np.random.default_rng(1).integers(0, 256, size=(CHUNK // 8 + 5, 40, 40, 3), dtype=np.uint8))
-    face, rest = DiceNet("dice_photo")(patches, views=8)
-    assert face.shape == (len(patches), 7) and rest.shape == (len(patches), 3)
+    face, rest, shift = DiceNet("dice_photo")(patches, views=8)
+    assert face.shape == (len(patches), 7) and rest.shape == (len(patches), 3) and shift.shape == (len(patches), 2)
     for i in (0, CHUNK // 8, len(patches) - 1):
-        alone, _ = DiceNet("dice_photo")([patches[i]], views=8)
+        alone = DiceNet("dice_photo")([patches[i]], views=8)[0]
         assert np.allclose(face[i], alone[0], atol=1e-5)
+
+
+def test_a_linear_output_gives_its_values_as_they_are():
+    """The board's dice network also says where a die's middle lies from the patch's: two
+    values per patch, no probabilities, for a batch of any size, none included."""
+    net = Network("dice")
+    assert [(o.name, o.kind, o.classes) for o in net.card.outputs if o.kind == "linear"] == [("shift", "linear", 2)]
+    assert Card.from_json("dice", json.loads(json.dumps(net.card.to_json()))) == net.card
+    assert net(np.zeros((3, *net.card.shape), np.float32))["shift"].shape == (3, 2)
+    assert net(np.zeros((0, *net.card.shape), np.float32))["shift"].shape == (0, 2)

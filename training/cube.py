@@ -21,7 +21,7 @@ import sys
 import cv2
 import numpy as np
 
-from training.dice import _table_frames, _to_canonical, arguments, augment, build, command, patch_set
+from training.dice import _table_frames, arguments, augment, build, command, patch_set
 from vision.cube import FACE_PX, FACES, PATCH, BoardCube
 from vision.dice import frame_patches, net_input
 
@@ -39,7 +39,7 @@ def cube_patches(seed: int, frames: int, rng: np.random.Generator) -> tuple[list
         cube = None
         if truth.cube is not None:
             x, y, w, h = truth.cube.box
-            cube = _to_canonical(board, (x + w / 2, y + h / 2))
+            cube = board.canonical((x + w / 2, y + h / 2))
 
         def label(p, angle=0.0, scale=1.0):
             d = 99.0 if cube is None else np.hypot(p[0] - cube[0], p[1] - cube[1]) / reader.side
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     loss = nn.CrossEntropyLoss()
 
     def step(idx):
-        return loss(model(torch.from_numpy(net_input(list(augment(xs[idx], rng)))))[0], face[idx])
+        return loss(model(torch.from_numpy(net_input(list(augment(xs[idx], rng)[0]))))[0], face[idx])
 
     train(model, step, len(xs), args.epochs, batch=128, lr=3e-3, seed=args.seed)
     held = data["held"]

@@ -12,10 +12,12 @@ is turned as its reader turns it, with the camera up (``BoardDice.upright``), gi
 - The board's network reads rendered boards: tables (a style, home corner, camera, light,
   sensor and board build drawn from the seed, seeds from ``FIRST_SEED`` on; the bench's
   are never used), each with several frames of positions reached by random play, one to
-  four dice of the style's or another colour lying flat, cocked against a checker or the
-  rail, or on a checker, and the cube; read through a perfect calibration (the
-  renderer's camera). The last tables are held out. It answers ``face`` (no die, 1..6)
-  and ``rest`` (flat, cocked, on a checker; trained on dice only), and must be fast.
+  four dice of the style's or another colour lying flat (some against another die or a
+  checker), cocked against a checker or the rail, or on a checker, and the cube; read
+  through a perfect calibration (the renderer's camera). The last tables are held out.
+  It answers ``face`` (no die, 1..6), ``rest`` (flat, cocked, on a checker) and
+  ``shift`` (where the die's middle lies from the patch's; both trained on dice only),
+  and must be fast.
 - The photos' network reads the ``train`` split of the labelled dice photos, one photo
   in five held out (the ``test`` split is never read here), dice drawn from scratch
   (any colour, size and pips: the photos hold a few hundred dice). It answers ``face``
@@ -52,7 +54,7 @@ from hardware.sim.scene import DIE_SIZE
 from training.truth import EMPTY, TruthBoard, region_counts
 from vision.dice import (BOARD_PHOTO_DIE, DIE_PX, FLAT, IS_DIE, PATCH, PHOTO_DIE_PX, RESTS, BoardDice,
                          board_photo_candidates, frame_patches, net_input, photo_candidates, photo_patch_transform,
-                         photo_scaled, read_patch)
+                         photo_scaled, read_patch, turned)
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTOS = ROOT.parent / "shared" / "data" / "photos" / "dice"
@@ -65,28 +67,20 @@ NEAR, FAR = 0.5, 0.75           # a patch this near a die's middle (die sides) s
 PHOTO_NEAR, PHOTO_FAR = 0.35, 0.6   # ... in a photo, where dice touch: a patch between two shows neither, so the
                                     # surest of a die's patches is the one on its middle
 NO_REST = -1                    # rest label of a patch with no die
+NO_SHIFT = (np.nan, np.nan)     # ... and its shift
+SHIFT_WEIGHT = 4.0              # weight of the shift's loss beside the face's and the rest's
 RAIL = 0.35                     # share of the cocked dice that lean on the rail
+TOUCHING = 0.3                  # share of the flat dice after the first thrown against the die before
 TURN = 6.0                      # spread (degrees) of a board patch's turn about the reader's (camera up)
 
 
 # ------------------------------------------------------------------------ rendered boards
-def _truth_centres(board: TruthBoard, truth) -> list[tuple[float, float]]:
-    """Each die's middle as seen (its box's centre) in canonical pixels."""
-    mx, my = board._maps
-    out = []
-    for d in truth.dice:
-        x, y, w, h = d.box
-        cx, cy = x + w / 2, y + h / 2
-        i = int(np.argmin((mx - cx) ** 2 + (my - cy) ** 2))
-        out.append((float(i % mx.shape[1]), float(i // mx.shape[1])))
-    return out
-
-
 def _table_frames(seed: int, frames: int, bar: float = 0.0, rail: float = 0.0):
     """Frames of one table: (frame, truth, board) for ``frames`` scenes under one camera and
-    light; in a share ``bar`` of them, checkers of both sides wait on the bar, and a share
+    light; in a share ``bar`` of them, checkers of both sides wait on the bar, a share
     ``rail`` of the cocked dice lean on the rail (the others on a checker, where the half
-    has one)."""
+    has one), and a share ``TOUCHING`` of the flat dice after the first lie against the
+    die before them (when it is flat and there is room)."""
     rng = np.random.default_rng(seed)
     style = list(STYLES)[int(rng.integers(len(STYLES)))]
     home = HOMES[int(rng.integers(4))]
@@ -111,6 +105,8 @@ def _table_frames(seed: int, frames: int, bar: float = 0.0, rail: float = 0.0):
                      for _ in range(count))
         dice = tuple(_on_the_rail(d, style, home, conditions, rng)
                      if rail and d.rest == "cocked" and rng.random() < rail else d for d in dice)
+        dice = tuple(replace(d, half=dice[i - 1].half, touching=True)
+                     if i and d.rest == "flat" and rng.random() < TOUCHING else d for i, d in enumerate(dice))
         value = int(rng.choice([1, 2, 4, 8, 16, 32, 64]))
         cube = None if rng.random() < 0.2 else Cube(value, "centre" if value == 1 else
                                                      str(rng.choice(["white", "black", "centre"])))
@@ -152,38 +148,44 @@ def _on_the_bar(position: Position, white: int, black: int) -> Position:
     return Position.from_points(points, bar=(bar[0], bar[1]))
 
 
-def table_patches(seed: int, frames: int, rng: np.random.Generator) -> tuple[list, list, list]:
-    """Patches, face labels (0 no die, 1..6) and rest labels of one rendered table."""
-    patches, faces, rests = [], [], []
+def table_patches(seed: int, frames: int, rng: np.random.Generator) -> tuple[list, list, list, list]:
+    """Patches, face labels (0 no die, 1..6), rest labels and shifts of one rendered table:
+    a die's shift is where its middle lies from the patch's, in die sides along the
+    patch's own axes (``NO_SHIFT`` where no die is)."""
+    patches, faces, rests, shifts = [], [], [], []
 
-    def add(patch, face, rest):
+    def add(patch, face, rest, shift):
         patches.append(patch)
         faces.append(face)
         rests.append(rest)
+        shifts.append(shift)
 
     reader = None
     for frame, truth, board in _table_frames(seed, frames, rail=RAIL):
         if reader is None:
             reader = BoardDice(board.model, board.to_frame, board.empty, board.checkers)
         view = board.view(frame)
-        centres = _truth_centres(board, truth)
+        centres = board.die_centres(truth)
         labels = [(d.value, 0 if d.flat else 1 if d.cocked else 2) for d in truth.dice]
         side = reader.die_side
         w, h = reader.model.size
 
         def nearest(p):
             if not centres:
-                return 99.0, None
+                return 99.0, None, None
             d = [np.hypot(p[0] - c[0], p[1] - c[1]) / side for c in centres]
             i = int(np.argmin(d))
-            return d[i], labels[i]
+            return d[i], labels[i], centres[i]
 
         def label(p, scale=1.0):
-            d, lab = nearest(p)
+            d, lab, centre = nearest(p)
             if d < NEAR or d > FAR:
                 angle = reader.upright([p], (frame.shape[1], frame.shape[0]))[0] + float(rng.normal(0, TURN))
                 patch = frame_patches(frame, reader.to_frame, [p], reader.die_side, DIE_PX, [angle], [scale])[0]
-                add(patch, *(lab if d < NEAR else (0, NO_REST)))
+                if d < NEAR:
+                    add(patch, *lab, tuple(turned(np.subtract(centre, p) * scale / side, -angle)))
+                else:
+                    add(patch, 0, NO_REST, NO_SHIFT)
 
         for p in reader.candidates(view, rows=region_counts(truth)):
             label(p)
@@ -200,17 +202,11 @@ def table_patches(seed: int, frames: int, rng: np.random.Generator) -> tuple[lis
         tops = [k.centre for k in truth.checkers if k.location not in ("off",)]
         for _ in range(2 if tops else 0):
             fx, fy = tops[int(rng.integers(len(tops)))]
-            p = _to_canonical(board, (fx, fy))
+            p = board.canonical((fx, fy))
             label((p[0] + rng.normal(0, 0.3 * side), p[1] + rng.normal(0, 0.3 * side)))
         if truth.cube is not None:
-            label(_to_canonical(board, truth.cube.centre))
-    return patches, faces, rests
-
-
-def _to_canonical(board: TruthBoard, point) -> tuple[float, float]:
-    mx, my = board._maps
-    i = int(np.argmin((mx - point[0]) ** 2 + (my - point[1]) ** 2))
-    return float(i % mx.shape[1]), float(i // mx.shape[1])
+            label(board.canonical(truth.cube.centre))
+    return patches, faces, rests, shifts
 
 
 # ------------------------------------------------------------------------ real photos
@@ -409,15 +405,16 @@ def make_data(net: str, tables: int, frames: int, held_out_tables: int, drawn: i
     """Every patch of the board's network (``net`` "board": rendered tables), the photos'
     ("photo": labelled photos and ``drawn`` dice drawn from scratch, trained on only) or
     the board photos' ("board_photo": those and ``boards`` rendered board photos):
-    arrays ``x`` (N, PATCH, PATCH, 3) uint8, ``face``, ``rest`` and ``held`` (True for
-    held-out data)."""
+    arrays ``x`` (N, PATCH, PATCH, 3) uint8, ``face``, ``rest``, ``shift`` (the board's
+    network's) and ``held`` (True for held-out data)."""
     rng = np.random.default_rng(seed)
-    parts = {"x": [], "face": [], "rest": [], "held": [], "rendered": []}
+    parts = {"x": [], "face": [], "rest": [], "shift": [], "held": [], "rendered": []}
 
-    def put(p, f, r, held, rendered=False):
+    def put(p, f, r, held, rendered=False, shifts=None):
         parts["x"] += p
         parts["face"] += f
         parts["rest"] += r
+        parts["shift"] += shifts or [NO_SHIFT] * len(p)
         parts["held"] += [held] * len(p)
         parts["rendered"] += [rendered] * len(p)
 
@@ -434,23 +431,26 @@ def make_data(net: str, tables: int, frames: int, held_out_tables: int, drawn: i
                 log(f"board photos: {b + 1}/{boards}, {len(parts['x'])} patches ({time.time() - t0:.0f} s)")
     else:
         for t in range(tables + held_out_tables):
-            put(*table_patches(FIRST_SEED + t, frames, rng), t >= tables)
+            p, f, r, shifts = table_patches(FIRST_SEED + t, frames, rng)
+            put(p, f, r, t >= tables, shifts=shifts)
             if (t + 1) % 50 == 0:
                 log(f"tables: {t + 1}/{tables + held_out_tables}, {len(parts['x'])} patches ({time.time() - t0:.0f} s)")
     return {"x": np.array(parts["x"], np.uint8), "face": np.array(parts["face"], np.int64),
-            "rest": np.array(parts["rest"], np.int64), "held": np.array(parts["held"], bool),
+            "rest": np.array(parts["rest"], np.int64), "shift": np.array(parts["shift"], np.float32),
+            "held": np.array(parts["held"], bool),
             "rendered": np.array(parts["rendered"], bool)}
 
 
-def augment(x: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.ndarray:
+def augment(x: np.ndarray, rng: np.random.Generator, turns: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """A batch of uint8 patches varied: mirrored left to right and, with ``turns``, turned
     by quarter turns (a board patch is not: the camera is up in it), colour channels
-    swapped, light and contrast, blur and noise."""
+    swapped, light and contrast, blur and noise; and which of them were mirrored."""
     out = np.empty_like(x)
+    mirrored = rng.random(len(x)) < 0.5
     for i, p in enumerate(x):
         if turns:
             p = np.rot90(p, int(rng.integers(4)))
-        if rng.random() < 0.5:
+        if mirrored[i]:
             p = p[:, ::-1]
         if rng.random() < 0.4:
             p = p[:, :, rng.permutation(3)]
@@ -462,15 +462,17 @@ def augment(x: np.ndarray, rng: np.random.Generator, turns: bool = True) -> np.n
         if rng.random() < 0.5:
             p = p + rng.normal(0, float(rng.uniform(1, 7)), p.shape).astype(np.float32)
         out[i] = np.clip(p, 0, 255).astype(np.uint8)
-    return out
+    return out, mirrored
 
 
 # ------------------------------------------------------------------------ the network
-def build(heads: dict[str, int], fine: bool = False):
+def build(heads: dict[str, int], fine: bool = False, layout: bool = False):
     """The network: a few small convolutions, then one linear head per entry of ``heads``
     (name: classes); ``forward`` returns their scores in order. The first convolution
     reads the patch at half scale, or with ``fine`` two wider ones read it whole (slower,
-    and surer of small, blurred pips: the photos' dice)."""
+    and surer of small, blurred pips: the photos' dice). The heads read the last features
+    averaged over the patch, or with ``layout`` where they lie (an eighth of the patch
+    apart): which die lies in the middle and which beside it, and how far off."""
     import torch
     from torch import nn
 
@@ -482,12 +484,12 @@ def build(heads: dict[str, int], fine: bool = False):
                   block(48, 64), nn.MaxPool2d(2), block(64, 96)]
     else:
         layers = [block(3, 16, 2), block(16, 24), nn.MaxPool2d(2), block(24, 32), nn.MaxPool2d(2), block(32, 64)]
-    width = layers[-1][0].out_channels
+    width = layers[-1][0].out_channels * ((PATCH // 8) ** 2 if layout else 1)
 
     class PatchNet(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
+            self.features = nn.Sequential(*layers, *(() if layout else (nn.AdaptiveAvgPool2d(1),)), nn.Flatten())
             self.heads = nn.ModuleList(nn.Linear(width, n) for n in heads.values())
 
         def forward(self, x: torch.Tensor):
@@ -507,9 +509,11 @@ def logits(model, x: np.ndarray, batch: int = 512) -> list[np.ndarray]:
     return [np.concatenate(z) for z in zip(*out)]
 
 
-def scores(face_p: np.ndarray, rest_p: np.ndarray | None, face: np.ndarray, rest: np.ndarray) -> dict:
+def scores(face_p: np.ndarray, rest_p: np.ndarray | None, face: np.ndarray, rest: np.ndarray,
+           shifts: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
     """Held-out figures: no-die patches called dice, dice missed, dice read with the wrong
-    face, and rests (a flat die read not flat, a leaning one read flat)."""
+    face, rests (a flat die read not flat, a leaning one read flat), and how far (die
+    sides) a die's middle is put from where it lies (``shifts``: read and true)."""
     die = 1 - face_p[:, 0] >= IS_DIE
     value = np.argmax(face_p[:, 1:], axis=1) + 1
     dice = face > 0
@@ -523,6 +527,10 @@ def scores(face_p: np.ndarray, rest_p: np.ndarray | None, face: np.ndarray, rest
             sel = dice & die & (rest == k)
             out[f"{name} read {'not flat' if k == 0 else 'flat'}"] = round(float(flat[sel].mean() if k else
                                                                                  1 - flat[sel].mean()), 4)
+    if shifts is not None:
+        miss = np.hypot(*(shifts[0][dice] - shifts[1][dice]).T)
+        out["middle off (die sides), median / 95%"] = [round(float(np.median(miss)), 3),
+                                                       round(float(np.percentile(miss, 95)), 3)]
     return out
 
 
@@ -568,16 +576,25 @@ def main(argv: list[str] | None = None) -> int:
     board, rendered = args.net == "board", args.net == "board_photo"
     fit, held = ~data["held"], data["held"]
     xs, face, rest = data["x"][fit], torch.from_numpy(data["face"][fit]), torch.from_numpy(data["rest"][fit])
+    shift = data["shift"][fit]
     print(f"{len(xs)} training patches ({int((face > 0).sum())} dice), {int(held.sum())} held out")
-    heads = {"face": 7, "rest": len(RESTS)} if board else {"face": 7}
-    model = build(heads, fine=not board)
+    heads = {"face": 7, "rest": len(RESTS), "shift": 2} if board else {"face": 7}
+    model = build(heads, fine=not board, layout=board)
     rng = np.random.default_rng(args.seed)
     face_loss = nn.CrossEntropyLoss()
     rest_loss = nn.CrossEntropyLoss(ignore_index=NO_REST)
+    shift_loss = nn.SmoothL1Loss(beta=0.1)
 
     def step(idx):
-        z = model(torch.from_numpy(net_input(list(augment(xs[idx], rng, turns=not board)))))
-        return face_loss(z[0], face[idx]) + (rest_loss(z[1], rest[idx]) if board else 0)
+        x, mirrored = augment(xs[idx], rng, turns=not board)
+        z = model(torch.from_numpy(net_input(list(x))))
+        if not board:
+            return face_loss(z[0], face[idx])
+        wanted = shift[idx].copy()
+        wanted[mirrored, 0] *= -1       # a mirrored patch shows its die's middle mirrored
+        die = ~np.isnan(wanted[:, 0])
+        where = shift_loss(z[2][die], torch.from_numpy(wanted[die])) if die.any() else 0
+        return face_loss(z[0], face[idx]) + rest_loss(z[1], rest[idx]) + SHIFT_WEIGHT * where
 
     train(model, step, len(xs), args.epochs, batch=128, lr=3e-3, seed=args.seed)
     z = logits(model, data["x"][held])
@@ -585,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     temperatures = [fit_temperature(z[0], data["face"][held])]
     if board:
         temperatures.append(fit_temperature(z[1][dice], data["rest"][held][dice]))
-    p = [_softmax(zz / t) for zz, t in zip(z, temperatures)]
+    p = [_softmax(zz / t) for zz, t in zip(z[:2], temperatures)]
     made = {"command": command("training.dice", args),
             "data": (f"rendered tables of seeds {FIRST_SEED}..{FIRST_SEED + args.tables - 1}, "
                      f"{args.frames_per_table} frames each; held out: the next {args.held_out_tables}" if board else
@@ -598,7 +615,8 @@ def main(argv: list[str] | None = None) -> int:
                      + " (vision.dice.net_input)",
             "faces": "0 no die, 1..6", "epochs": args.epochs, "seed": args.seed,
             "patches": {"training": int(fit.sum()), "held out": int(held.sum())},
-            "held out": scores(p[0], p[1] if board else None, data["face"][held], data["rest"][held])}
+            "held out": scores(p[0], p[1] if board else None, data["face"][held], data["rest"][held],
+                               (z[2], data["shift"][held]) if board else None)}
     if rendered:
         drawn = data["rendered"][held]
         made["held out rendered board photos"] = scores(p[0][drawn], None, data["face"][held][drawn],
@@ -607,6 +625,8 @@ def main(argv: list[str] | None = None) -> int:
         made["rests"] = list(RESTS)
     print(json.dumps(made["held out"], indent=1))
     outputs = [Output(name, "softmax", n, t) for (name, n), t in zip(heads.items(), temperatures)]
+    if board:
+        outputs.append(Output("shift", "linear", 2))
     export(model, NETS[args.net], (3, PATCH, PATCH), outputs, made, args.out)
     return 0
 

@@ -59,6 +59,16 @@ class TruthBoard:
     def view(self, frame: np.ndarray) -> np.ndarray:
         return cv2.remap(frame, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
+    def canonical(self, point) -> tuple[float, float]:
+        """The canonical pixel that shows frame ``point`` (x, y)."""
+        mx, my = self._maps
+        i = int(np.argmin((mx - point[0]) ** 2 + (my - point[1]) ** 2))
+        return float(i % mx.shape[1]), float(i // mx.shape[1])
+
+    def die_centres(self, truth: FrameTruth) -> list[tuple[float, float]]:
+        """Each die's middle as seen (its box's centre) in canonical pixels."""
+        return [self.canonical((x + w / 2, y + h / 2)) for x, y, w, h in (d.box for d in truth.dice)]
+
     def dice(self) -> BoardDice:
         return BoardDice(self.model, self.to_frame, self.empty, self.checkers)
 

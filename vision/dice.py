@@ -40,14 +40,14 @@ PHOTO_DIE_PX = 30.0     # ... in the photo network's patch (about the photos' ow
 PHOTO_VIEWS = 8         # a photo's patch is read turned and mirrored every way (a photo is no video frame)
 RESTS = ("flat", "cocked", "on_checker")     # the network's rest classes, in order
 IS_DIE = 0.5            # the least probability of a die in a patch's middle for it to be read
-FLAT = 0.2              # a die is read flat unless the chance that it lies flat is below this
-SAME_DIE = 0.9          # dice seen nearer than this (die sides) on a board are one die (dice side by side are a
-                        # footprint apart)
+FLAT = 0.35             # a die is read flat unless the chance that it lies flat is below this
+SAME_DIE = 0.5          # middles put nearer than this (die sides) on a board are one die's (the network puts them
+                        # within 0.15 of it; dice touching lie a die apart)
 PHOTO_SAME_DIE = 0.8    # ... in a photo (where dice differ in size)
 PHOTO_MIXED = 0.6       # ... but patches reading another face only nearer than this (beyond: a die touching it)
 NEIGHBOUR = 0.7         # a die read nearer than this (die sides) to a surer one in a photo, and less sure than
 NEIGHBOUR_SURE = 0.8    # this, is that one seen off its middle
-SAME_FACE = 1.3         # a die read on a board this near (die sides) a surer one showing the same face is that one
+SAME_FACE = 0.6         # a die read on a board this near (die sides) a surer one showing the same face is that one
                         # seen off its middle (a die and its shadow make a longer blob)
 
 
@@ -92,14 +92,16 @@ class DiceNet:
     def __init__(self, name: str = "dice") -> None:
         self.net = Network(name)
 
-    def __call__(self, patches: list[np.ndarray], views: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, patches: list[np.ndarray], views: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per patch, the chances of no die and of a die showing 1..6 in its middle (N, 7),
-        and of each rest (N, 3; lying flat for a network that does not tell); with
-        ``views`` 8, the mean over the patch's quarter turns and their mirror images (every
-        face is the same face turned or mirrored)."""
+        of each rest (N, 3; lying flat for a network that does not tell), and where the
+        die's middle lies from the patch's as cut, in die sides along the patch's axes
+        (N, 2; zero for a network that does not tell); with ``views`` 8, faces and rests
+        are the mean over the patch's quarter turns and their mirror images (every face is
+        the same face turned or mirrored)."""
         if not patches:
-            return np.zeros((0, 7), np.float32), np.zeros((0, 3), np.float32)
-        faces, rests = [], []
+            return np.zeros((0, 7), np.float32), np.zeros((0, 3), np.float32), np.zeros((0, 2), np.float32)
+        faces, rests, shifts = [], [], []
         step = max(CHUNK // views, 1)       # a photo may give thousands of candidates: memory stays bounded
         for start in range(0, len(patches), step):
             part = patches[start:start + step]
@@ -110,22 +112,28 @@ class DiceNet:
             faces.append(out["face"].reshape(-1, views, 7).mean(axis=1))
             rests.append(out["rest"].reshape(-1, views, 3).mean(axis=1) if "rest" in out else
                          np.tile(np.float32([1, 0, 0]), (len(faces[-1]), 1)))
-        return np.concatenate(faces), np.concatenate(rests)
+            shifts.append(out["shift"][::views] if "shift" in out else np.zeros((len(faces[-1]), 2), np.float32))
+        return np.concatenate(faces), np.concatenate(rests), np.concatenate(shifts)
 
     def dice(self, patches: list[np.ndarray], centres, apart: float, views: int = 1,
-             mixed: float | None = None) -> list[Seen]:
-        """The dice in patches cut around ``centres``, surest first: patches nearer than
+             mixed: float | None = None, angles=None, side: float = 0.0) -> list[Seen]:
+        """The dice in patches cut around ``centres``, surest read first: patches nearer than
         ``apart`` to a surer one that shows a die show the same die (those reading another
         face only nearer than ``mixed``, if given: beyond, they show a neighbour touching
         it), and their reads are pooled: the chance of each value given a die, weighted by
-        the chance of a die and by nearness to the surest patch."""
-        face, rest = self(patches, views)
+        the chance of a die and by nearness to the surest patch. With the patches' turns
+        (``angles``, degrees) and the die's ``side``, each patch stands where it puts its
+        die's middle (a network that tells its shift): the patches of one die gather there,
+        and dice touching stay apart."""
+        face, rest, shift = self(patches, views)
         die = 1 - face[:, 0]
         own = face[:, 1:].argmax(axis=1)
         pts = np.asarray(centres, np.float64).reshape(-1, 2)
+        if angles is not None:
+            pts = pts + turned(shift * side, np.asarray(angles, np.float64))
         free = die >= IS_DIE
         out: list[Seen] = []
-        for i in np.argsort(-die):
+        for i in np.argsort(-face[:, 1:].max(axis=1), kind="stable"):
             if not free[i]:
                 continue
             off = np.hypot(pts[:, 0] - pts[i, 0], pts[:, 1] - pts[i, 1])
@@ -153,6 +161,15 @@ def net_input(patches: list[np.ndarray]) -> np.ndarray:
         out.append((p.astype(np.float32) - mean.ravel().astype(np.float32))
                    * np.float32(1.0 / (np.sqrt(float((spread * spread).mean())) + 10.0)))
     return cv2.dnn.blobFromImages(out)
+
+
+def turned(vectors, angle_deg) -> np.ndarray:
+    """Vectors (..., 2) given along a patch's axes, along the image's for a patch turned by
+    ``angle_deg`` degrees (``patch_transform``; a negative angle turns them back)."""
+    v = np.asarray(vectors, np.float64)
+    t = np.deg2rad(angle_deg)
+    c, s = np.cos(t), np.sin(t)
+    return np.stack([c * v[..., 0] - s * v[..., 1], s * v[..., 0] + c * v[..., 1]], axis=-1)
 
 
 def read_patch(image: np.ndarray, to_image: np.ndarray, size: int = PATCH) -> np.ndarray:
@@ -411,8 +428,8 @@ def _board_photo_dice(image: np.ndarray, candidates: list[Candidate], spots: tup
             if d.confidence >= sure and _spots_around(d, *spots, side) <= BOARD_PHOTO_AROUND]
     if not dice:
         return []
-    face, _ = _net()([read_patch(small, photo_patch_transform((*d.centre, side, True), scale)) for d in dice],
-                     PHOTO_VIEWS)
+    face = _net()([read_patch(small, photo_patch_transform((*d.centre, side, True), scale)) for d in dice],
+                  PHOTO_VIEWS)[0]
     return [d for d, none in zip(dice, face[:, 0]) if 1 - none >= BOARD_PHOTO_SEEN]
 
 
@@ -606,18 +623,25 @@ class BoardDice:
         candidates = self.candidates(canonical, cube, rows)
         if self._net is None:
             self._net = DiceNet()
-        patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX,
-                                self.upright(candidates, (frame.shape[1], frame.shape[0])))
+        size = (frame.shape[1], frame.shape[0])
+        angles = self.upright(candidates, size)
+        patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX, angles)
+        seen = self._net.dice(patches, candidates, SAME_DIE * self.die_side, angles=angles, side=self.die_side)
+        # how each die rests, read again on a patch centred on its middle beside the patches
+        # cut around it, which see its sides askew (a flat die's like a leaning one's)
+        middles = [s.centre for s in seen]
+        again = self._net(frame_patches(frame, self.to_frame, middles, self.die_side, DIE_PX,
+                                        self.upright(middles, size)))[1]
         out: list[tuple[DieRead, tuple[float, float]]] = []
-        for seen in self._net.dice(patches, candidates, SAME_DIE * self.die_side):
-            if any(die.value == seen.value and np.hypot(at[0] - seen.centre[0], at[1] - seen.centre[1])
-                   < SAME_FACE * self.die_side for die, at in out):
+        for die, chances in zip(seen, (np.add(s.rests, r) / 2 for s, r in zip(seen, again))):
+            if any(read.value == die.value and np.hypot(at[0] - die.centre[0], at[1] - die.centre[1])
+                   < SAME_FACE * self.die_side for read, at in out):
                 continue
-            flat, cocked, on_checker = seen.rests
+            flat, cocked, on_checker = chances
             rest = "flat" if flat >= FLAT else "cocked" if cocked > on_checker else "on_checker"
-            cx, cy = seen.centre
-            out.append((DieRead(seen.value, self._half(cx, cy), rest == "flat", rest == "on_checker",
-                                self._box(cx, cy), seen.confidence * seen.rests[RESTS.index(rest)]), (cx, cy)))
+            cx, cy = die.centre
+            out.append((DieRead(die.value, self._half(cx, cy), rest == "flat", rest == "on_checker",
+                                self._box(cx, cy), die.confidence * float(chances[RESTS.index(rest)])), (cx, cy)))
         return out
 
     def upright(self, centres, frame_size: tuple[int, int]) -> list[float]:

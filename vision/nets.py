@@ -1,11 +1,12 @@
 """Small convolutional networks that read parts of a frame, run by ONNX Runtime.
 
 Each network is an ONNX file in ``vision/models`` with a card beside it (``NAME.json``):
-its input (channels, height, width), its outputs (name, ``softmax`` over classes or
-``sigmoid`` for a yes/no) with the temperature that turns its scores into honest
-probabilities (fitted on frames it was not trained on), and how it was made. The
-networks are made by ``training/`` from the simulated table and labelled photos;
-reading needs only ONNX Runtime (on as many threads as OpenCV is given).
+its input (channels, height, width), its outputs (name, ``softmax`` over classes,
+``sigmoid`` for a yes/no, or ``linear`` for measures such as a shift) with the temperature
+that turns its scores into honest probabilities (fitted on frames it was not trained
+on), and how it was made. The networks are made by ``training/`` from the simulated
+table and labelled photos; reading needs only ONNX Runtime (on as many threads as OpenCV
+is given).
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ class NetworkError(RuntimeError):
 
 @dataclass(frozen=True)
 class Output:
-    """One output: ``kind`` ``"softmax"`` (one score per class) or ``"sigmoid"`` (one
-    score, a yes/no); scores are divided by ``temperature`` before the softmax or sigmoid."""
+    """One output: ``kind`` ``"softmax"`` (one score per class), ``"sigmoid"`` (one
+    score, a yes/no) or ``"linear"`` (``classes`` values taken as they are); scores are
+    divided by ``temperature`` before the softmax or sigmoid."""
 
     name: str
     kind: str
@@ -57,9 +59,9 @@ class Card:
             shape = tuple(int(v) for v in data["shape"])
         except (KeyError, TypeError, ValueError) as err:
             raise NetworkError(f"{name}.json: malformed card ({err})") from err
-        if len(shape) != 3 or any(o.kind not in ("softmax", "sigmoid") for o in outputs):
+        if len(shape) != 3 or any(o.kind not in ("softmax", "sigmoid", "linear") for o in outputs):
             raise NetworkError(f"{name}.json: the shape must be [channels, height, width] and every output "
-                               "softmax or sigmoid")
+                               "softmax, sigmoid or linear")
         return cls(name, shape, outputs, dict(data.get("made", {})))
 
     def to_json(self) -> dict:
@@ -102,14 +104,15 @@ class Network:
             raise NetworkError(f"{path}: no output {', '.join(sorted(missing))} as its card says")
 
     def __call__(self, batch: np.ndarray) -> dict[str, np.ndarray]:
-        """Probabilities for a float32 batch (N, channels, height, width): per softmax
-        output (N, classes), per sigmoid output (N,); run ``CHUNK`` inputs at a time."""
+        """Answers for a float32 batch (N, channels, height, width): per softmax output
+        probabilities (N, classes), per sigmoid output (N,), per linear output its values
+        (N, classes); run ``CHUNK`` inputs at a time."""
         batch = np.ascontiguousarray(batch, np.float32)
         if batch.ndim != 4 or tuple(batch.shape[1:]) != self.card.shape:
             raise ValueError(f"network {self.card.name} reads batches of {self.card.shape}, "
                              f"got {tuple(batch.shape[1:])}")
         if not len(batch):
-            return {o.name: np.zeros((0, o.classes) if o.kind == "softmax" else (0,), np.float32)
+            return {o.name: np.zeros((0,) if o.kind == "sigmoid" else (0, o.classes), np.float32)
                     for o in self.card.outputs}
         parts = []
         for start in range(0, len(batch), CHUNK):
@@ -122,6 +125,8 @@ class Network:
             if o.kind == "softmax":
                 s = np.exp(s - s.max(axis=1, keepdims=True))
                 out[o.name] = (s / s.sum(axis=1, keepdims=True)).astype(np.float32)
+            elif o.kind == "linear":
+                out[o.name] = s.astype(np.float32)
             else:
                 out[o.name] = (1.0 / (1.0 + np.exp(-s[:, 0]))).astype(np.float32)
         return out

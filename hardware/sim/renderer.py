@@ -41,6 +41,7 @@ __all__ = ["BoardRenderer", "board_renderer", "render", "STYLES", "CUBE_FACES", 
 MARKER_SIZE = 1.0       # ArUco marker side, in checker diameters
 TABLE_MARGIN = 6.5      # table drawn in perspective around the board, in checker diameters
 TOUCHING = 0.12         # share of thrown flat dice that come to rest against a flat die already in their half
+BESIDE_CHECKER = 0.15   # ... and of the others that come to rest flat against a checker
 
 
 # ----------------------------------------------------------------------------- renderer
@@ -131,13 +132,14 @@ class BoardRenderer:
                    rng: np.random.Generator) -> tuple[Die, ...]:
         """Fix every unset position, turn and lean of the scene's dice: flat dice land
         clear of checkers and of each other (those ``touching`` and a share ``TOUCHING``
-        of the others against a flat die already in their half), cocked dice against a
-        checker or the rail, dice ``on_checker`` on top of one."""
+        of the others against a flat die already in their half, a share ``BESIDE_CHECKER``
+        of the rest against a checker), cocked dice against a checker or the rail, dice
+        ``on_checker`` on top of one."""
         placements = self._placements(scene.position, layout_seed, conditions.messiness)
         g = self.geometry
         s = self.ppd
         occupied = [(np.array(p.centre) / s, 0.5) for p in placements if p.location != "off"]
-        touch = rng.spawn(1)[0]     # whether dice touch is drawn apart: the scene's other draws never depend on it
+        beside = rng.spawn(1)[0]    # what dice rest against is drawn apart: the scene's other draws never depend on it
         placed: list[Die] = []
         for die in scene.dice:
             if die.at is not None and die.yaw is not None and (die.rest == "flat" or die.lean is not None):
@@ -152,8 +154,10 @@ class BoardRenderer:
             at, lean, toward, yaw = die.at, die.lean, die.lean_toward, die.yaw
             neighbour = next((d for d in reversed(placed) if d.half == die.half and d.rest == "flat"), None)
             if (at is None and die.rest == "flat" and neighbour is not None
-                    and (die.touching or touch.random() < TOUCHING)):
-                at, yaw = self._against(neighbour, rect, occupied, touch) or (None, yaw)
+                    and (die.touching or beside.random() < TOUCHING)):
+                at, yaw = self._against(neighbour, rect, occupied, beside) or (None, yaw)
+            if at is None and die.rest == "flat" and die.half != "off" and beside.random() < BESIDE_CHECKER:
+                at, yaw = self._beside_checker(rect, placements, occupied, beside) or (None, yaw)
             if at is None:
                 at, lean, toward = self._landing(die, rect, placements, occupied, rng)
             if die.rest != "flat" and lean is None:
@@ -177,7 +181,7 @@ class BoardRenderer:
         turned alike, inside ``rect`` and clear of everything ``occupied`` but its
         neighbour: (at, yaw), or None when no side of the neighbour has room."""
         x0, y0, x1, y1 = rect
-        yaw = neighbour.yaw + float(rng.normal(0, 0.04))
+        yaw = (neighbour.yaw + float(rng.normal(0, 0.04))) % (np.pi / 2)     # a die looks the same a quarter turn on
         for side in rng.permutation(4):
             angle = neighbour.yaw + side * np.pi / 2
             along, across = np.array([np.cos(angle), np.sin(angle)]), np.array([-np.sin(angle), np.cos(angle)])
@@ -187,6 +191,23 @@ class BoardRenderer:
                         if np.linalg.norm(c - np.array(neighbour.at)) > 1e-6)
             if x0 <= at[0] <= x1 and y0 <= at[1] <= y1 and clear:
                 return at, yaw
+        return None
+
+    def _beside_checker(self, rect, placements: list[CheckerPlacement], occupied, rng: np.random.Generator):
+        """Where a flat die comes to rest with a face against a checker on the board inside
+        ``rect``, clear of everything else ``occupied``: (at, yaw), or None when no checker
+        has room beside it."""
+        x0, y0, x1, y1 = rect
+        inside = [np.array(p.centre) / self.ppd for p in placements if p.location != "off" and p.layer == 0]
+        inside = [c for c in inside if x0 - 0.5 <= c[0] <= x1 + 0.5 and y0 - 0.5 <= c[1] <= y1 + 0.5]
+        for _ in range(4 * len(inside)):
+            c = inside[int(rng.integers(len(inside)))]
+            angle = float(rng.uniform(0, 2 * np.pi))
+            at = c + np.array([np.cos(angle), np.sin(angle)]) * (0.5 + DIE_SIZE * float(rng.uniform(0.5, 0.6)))
+            clear = all(np.linalg.norm(at - centre) >= radius + DIE_SIZE * 0.4
+                        for centre, radius in occupied if np.linalg.norm(centre - c) > 1e-6)
+            if x0 <= at[0] <= x1 and y0 <= at[1] <= y1 and clear:
+                return at, (angle + float(rng.normal(0, 0.1))) % (np.pi / 2)
         return None
 
     def _landing(self, die: Die, rect, placements: list[CheckerPlacement], occupied, rng: np.random.Generator):
