@@ -180,16 +180,13 @@ class BoardRenderer:
         """Where a flat die comes to rest against the flat ``neighbour``, face to face and
         turned alike, inside ``rect`` and clear of everything ``occupied`` but its
         neighbour: (at, yaw), or None when no side of the neighbour has room."""
-        x0, y0, x1, y1 = rect
         yaw = (neighbour.yaw + float(rng.normal(0, 0.04))) % (np.pi / 2)     # a die looks the same a quarter turn on
         for side in rng.permutation(4):
             angle = neighbour.yaw + side * np.pi / 2
             along, across = np.array([np.cos(angle), np.sin(angle)]), np.array([-np.sin(angle), np.cos(angle)])
             at = (np.array(neighbour.at) + along * DIE_SIZE * float(rng.uniform(1.0, 1.08))
                   + across * DIE_SIZE * float(rng.uniform(-0.4, 0.4)))
-            clear = all(np.linalg.norm(at - c) - r > DIE_SIZE * 0.6 for c, r in occupied
-                        if np.linalg.norm(c - np.array(neighbour.at)) > 1e-6)
-            if x0 <= at[0] <= x1 and y0 <= at[1] <= y1 and clear:
+            if _free(at, rect, occupied, np.array(neighbour.at), DIE_SIZE * 0.6):
                 return at, yaw
         return None
 
@@ -197,37 +194,31 @@ class BoardRenderer:
         """Where a flat die comes to rest with a face against a checker on the board inside
         ``rect``, clear of everything else ``occupied``: (at, yaw), or None when no checker
         has room beside it."""
+        for c, angle in self._checker_sides(rect, placements, rng):
+            at = c + np.array([np.cos(angle), np.sin(angle)]) * (0.5 + DIE_SIZE * float(rng.uniform(0.5, 0.6)))
+            if _free(at, rect, occupied, c, DIE_SIZE * 0.4):
+                return at, (angle + float(rng.normal(0, 0.1))) % (np.pi / 2)
+        return None
+
+    def _checker_sides(self, rect, placements: list[CheckerPlacement], rng: np.random.Generator):
+        """Tries at a side of a checker on the board inside ``rect`` (give or take half a
+        checker), four for each such checker: (checker's centre, angle from it)."""
         x0, y0, x1, y1 = rect
         inside = [np.array(p.centre) / self.ppd for p in placements if p.location != "off" and p.layer == 0]
         inside = [c for c in inside if x0 - 0.5 <= c[0] <= x1 + 0.5 and y0 - 0.5 <= c[1] <= y1 + 0.5]
         for _ in range(4 * len(inside)):
-            c = inside[int(rng.integers(len(inside)))]
-            angle = float(rng.uniform(0, 2 * np.pi))
-            at = c + np.array([np.cos(angle), np.sin(angle)]) * (0.5 + DIE_SIZE * float(rng.uniform(0.5, 0.6)))
-            clear = all(np.linalg.norm(at - centre) >= radius + DIE_SIZE * 0.4
-                        for centre, radius in occupied if np.linalg.norm(centre - c) > 1e-6)
-            if x0 <= at[0] <= x1 and y0 <= at[1] <= y1 and clear:
-                return at, (angle + float(rng.normal(0, 0.1))) % (np.pi / 2)
-        return None
+            yield inside[int(rng.integers(len(inside)))], float(rng.uniform(0, 2 * np.pi))
 
     def _landing(self, die: Die, rect, placements: list[CheckerPlacement], occupied, rng: np.random.Generator):
         x0, y0, x1, y1 = rect
-        s = self.ppd
         if die.rest != "flat" and die.half != "off":
-            inside = [p for p in placements if p.location != "off" and p.layer == 0
-                      and x0 - 0.5 <= p.centre[0] / s <= x1 + 0.5 and y0 - 0.5 <= p.centre[1] / s <= y1 + 0.5]
-            for _ in range(4 * len(inside)):
-                p = inside[int(rng.integers(len(inside)))]
-                c = np.array(p.centre) / s
-                angle = float(rng.uniform(0, 2 * np.pi))
+            for c, angle in self._checker_sides(rect, placements, rng):
                 direction = np.array([np.cos(angle), np.sin(angle)])
                 if die.rest == "on_checker":
                     return c + direction * 0.15, float(rng.uniform(0.1, 0.25)), angle
                 # leaning on this checker from a free spot of the playing area
                 at = c + direction * (0.5 + DIE_SIZE * 0.45)
-                clear = all(np.linalg.norm(at - centre) >= radius + DIE_SIZE * 0.4
-                            for centre, radius in occupied if np.linalg.norm(centre - c) > 1e-6)
-                if x0 - 0.2 <= at[0] <= x1 + 0.2 and y0 - 0.2 <= at[1] <= y1 + 0.2 and clear:
+                if _free(at, (x0 - 0.2, y0 - 0.2, x1 + 0.2, y1 + 0.2), occupied, c, DIE_SIZE * 0.4):
                     return at, float(rng.uniform(0.35, 0.6)), angle + np.pi
             if die.rest == "on_checker":
                 raise ValueError(f"no checker in {die.half}'s half for a die to lie on")
@@ -583,6 +574,15 @@ class BoardRenderer:
             corners=corners, homography=board_h, distortion=model.distortion, canvas_size=g.size, ppd=s,
             home=self.home, style=self.style.name, size=self.size, checkers=tuple(checkers), layers=layers,
             point_polygons=polygons, conditions=conditions, markers=markers)
+
+
+def _free(at: np.ndarray, rect, occupied, leaning_on: np.ndarray, gap: float) -> bool:
+    """Whether a die at ``at`` lies inside ``rect`` and at least ``gap`` clear of all that is
+    ``occupied`` (centre, radius) but what it leans on (centred at ``leaning_on``)."""
+    x0, y0, x1, y1 = rect
+    return (x0 <= at[0] <= x1 and y0 <= at[1] <= y1
+            and all(np.linalg.norm(at - centre) >= radius + gap
+                    for centre, radius in occupied if np.linalg.norm(centre - leaning_on) > 1e-6))
 
 
 def _visible_shares(placements: list[CheckerPlacement], tops: np.ndarray, radius: float) -> np.ndarray:
