@@ -48,7 +48,7 @@ models: $(STAMP)
 	$(PY) -m training.checkers data --out $(DATA)/checkers/a --first 30000000 --scenes 1500
 	$(PY) -m training.checkers data --out $(DATA)/checkers/b --first 30001500 --scenes 1500
 	$(PY) -m training.checkers fit $(DATA)/checkers/a $(DATA)/checkers/b --epochs 5 --threads 2
-	$(PY) -m training.dice --net board --tables 1000 --epochs 12 --data $(DATA)/dice_board.npz
+	$(PY) -m training.dice --net board --tables 2000 --epochs 24 --data $(DATA)/dice_board.npz
 	$(PY) -m training.dice --net photo --epochs 30 --data $(DATA)/dice_photo.npz
 	$(PY) -m training.dice --net board_photo --epochs 30 --data $(DATA)/dice_board_photo.npz
 	$(PY) -m training.cube

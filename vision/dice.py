@@ -40,7 +40,7 @@ PHOTO_DIE_PX = 30.0     # ... in the photo network's patch (about the photos' ow
 PHOTO_VIEWS = 8         # a photo's patch is read turned and mirrored every way (a photo is no video frame)
 RESTS = ("flat", "cocked", "on_checker")     # the network's rest classes, in order
 IS_DIE = 0.5            # the least probability of a die in a patch's middle for it to be read
-FLAT = 0.35             # a die is read flat unless the chance that it lies flat is below this
+FLAT = 0.3              # a die is read flat unless the chance that it lies flat is below this
 SAME_DIE = 0.5          # middles put nearer than this (die sides) on a board are one die's (the network puts them
                         # within 0.15 of it; dice touching lie a die apart)
 PHOTO_SAME_DIE = 0.8    # ... in a photo (where dice differ in size)
