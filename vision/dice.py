@@ -496,7 +496,7 @@ SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
 CROWDS = 24             # at most this many crowds of spots are candidates (checkers' grain crowds more weak spots
                         # than a die has pips; candidates are then ranked by their strongest spot)
 FAINT = 0.15            # a candidate whose strongest pip-like spot is under this share of the strongest is not read
-CANDIDATES = 12         # at most this many candidates are read, those with the strongest pip-like spots first
+CANDIDATES = 16         # at most this many candidates are read, those with the strongest pip-like spots first
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
 CUBE_CLEAR = 0.55       # no die's top face lies this near the cube's (checker diameters, either way)
