@@ -356,8 +356,8 @@ def test_a_row_of_checkers_off_its_points_centre_line_is_no_hand():
 def test_beside_a_hand_the_points_it_leaves_clear_are_read():
     """The margin round a hand found stands for its fingers' edges that the change from
     the empty board missed: a point only the margin reaches, where the checker network
-    plainly sees no hand, is read (a hand over points 3..5 and 19..22; 6 and 23 lie in
-    its margin)."""
+    sees no hand, is read (a hand over points 3..5 and 19..22; 6 and 23 lie in its
+    margin)."""
     opening, frame, truth, _ = drawn_table(31000240, "blue", "bottom-left", hand=True)
     assert truth.hand and set(truth.occluded_points) == {3, 4, 5, 19, 20, 21, 22}
     obs = BoardReader(calibrate(opening)).read(frame)
@@ -404,6 +404,8 @@ def test_calibrate_without_a_position_on_a_frame_of_the_middle_game(tournament, 
 
 
 def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tournament):
+    """... but not in the margin of a hand the change from the empty board found: the
+    fingers beside it may reach there."""
     _, _, cal = tournament
     reader = BoardReader(cal)
     model = cal.model
@@ -416,9 +418,13 @@ def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tourna
     hands = np.zeros(len(REGIONS))
     hands[[2, 9, BAR["white"]]] = 0.6                         # unsure: point 3, point 10, White's bar half
     hands[3] = 0.95                                           # sure: point 4
-    seen = reader._hands_seen(hands, [die, cube])
+    clear = np.zeros(len(REGIONS), bool)
+    seen = reader._hands_seen(hands, [die, cube], clear)
     assert list(np.flatnonzero(seen)) == [3, 9]               # the die and the cube explain theirs
-    assert list(np.flatnonzero(reader._hands_seen(hands, []))) == [2, 3, 9, BAR["white"]]
+    assert list(np.flatnonzero(reader._hands_seen(hands, [], clear))) == [2, 3, 9, BAR["white"]]
+    margin = clear.copy()
+    margin[[1, 2]] = True                                     # points 2 and 3 beside a hand the change found
+    assert list(np.flatnonzero(reader._hands_seen(hands, [die, cube], margin))) == [2, 3, 9]
 
 
 def test_a_region_whose_hand_a_die_explains_is_counted(tournament):

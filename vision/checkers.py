@@ -29,7 +29,6 @@ CLASSES = 2 * MOST + 1      # 0 empty, 1..15 White's count, 16..30 Black's
 POSSIBLE = 0.002            # probability above which a count is in a region's range
 HAND = 0.5                  # probability of a hand over a region above which it is covered
 SURE_HAND = 0.8             # ... above which nothing read there explains it away
-NO_HAND = 0.2               # ... below which the margin round a hand found leaves a region seen
 
 _WHITE = np.array([c if c <= MOST else 0 for c in range(CLASSES)])
 _BLACK = np.array([c - MOST if c > MOST else 0 for c in range(CLASSES)])

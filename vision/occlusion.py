@@ -10,11 +10,11 @@ card put down beside the case changes the table and perhaps the rim, never the f
 is a hand; so is an arm on the table whose fingers, too like the rim to change it, show
 their outline on the rim, joined to the arm (``FINGERS``); none is a hand where neither
 it nor its margin reaches anything read (a hand resting on the rim, a cup set against
-the case). Every point, the bar and the trays under such a region are covered (read only
-as honest ranges, and the frame is not settled); those only within ``HAND_MARGIN`` of it
-are in its margin, where the edges of fingers the change missed may lie (the reader
-leaves those seen where the checker network plainly sees no hand); fingers found by
-their outline alone cover their whole margin.
+the case). Every point (across its own width, that of its checkers' row), the bar and the
+trays under such a region are covered (read only as honest ranges, and the frame is not
+settled); those only within ``HAND_MARGIN`` of it are in its margin, where the edges of
+fingers the change missed may lie (the reader leaves those seen where the checker network
+sees no hand); fingers found by their outline alone cover their whole margin.
 
 A camera that moved no longer sees the rim and the field's lines where the
 calibration put them: the edges of the frame's canonical view are compared with the
@@ -98,8 +98,8 @@ class Coverage:
             x, y, d = m.point_base(n)
             mask = np.zeros((h, w), np.uint8)
             y1 = y + d * m.point_length * s
-            cv2.rectangle(mask, (int(x - 0.55 * m.point_width * s), int(min(y, y1))),
-                          (int(x + 0.55 * m.point_width * s), int(max(y, y1))), 1, -1)
+            cv2.rectangle(mask, (int(x - 0.5 * m.point_width * s), int(min(y, y1))),
+                          (int(x + 0.5 * m.point_width * s), int(max(y, y1))), 1, -1)
             self.region_masks.append(mask.astype(bool))
         bx0, by0, bx1, by1 = (int(round(v)) for v in m.bar)
         self.bar_mask = np.zeros((h, w), bool)

@@ -4,10 +4,10 @@ The checker network counts every point, bar half and tray, and the counts are we
 together so that each side has all its checkers (``vision.checkers``). The frame is
 also straightened onto the canonical board: what neither the empty board nor the
 checkers counted, the dice and the cube explain (a hand, an arm) makes the regions
-under it covered, and those in its margin unless the network plainly sees no hand
-there, as do those the network sees a hand over; covered regions are read
-as honest ranges and the frame is not settled; nor is it while anything moves against
-the previous frame.
+under it covered, as do those the network sees a hand over (in a found hand's margin
+even where a die or the cube might explain it); covered regions are read as honest
+ranges and the frame is not settled; nor is it while anything moves against the
+previous frame.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.board_model import BoardModel
 from vision.calibration import Calibration
-from vision.checkers import HAND, NO_HAND, SURE_HAND, CheckerCounter
+from vision.checkers import HAND, SURE_HAND, CheckerCounter
 from vision.cube import BoardCube
 from vision.dice import BoardDice
 from vision.image_check import BRIGHTEST, DARKEST
@@ -66,8 +66,7 @@ class BoardReader:
         placed, cube, cube_at = self._read_dice_and_cube(frame, canonical, counts.highest())
         things = [at for _, at in placed] + ([] if cube_at is None else [cube_at])
         covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2], things))
-        margin = covered.margin & (counts.hands > NO_HAND)
-        hidden = covered.regions | margin | self._hands_seen(counts.hands, things)
+        hidden = covered.regions | self._hands_seen(counts.hands, things, covered.margin)
         if (hidden != (counts.hands > HAND)).any():
             counts = self.counter.weigh(counts.probabilities, counts.hands, hidden)
         points, bar, off = self.counter.observe(counts, hidden)
@@ -79,12 +78,13 @@ class BoardReader:
                            dice=tuple(dice), cube=cube, occlusion=occlusion, timestamp=timestamp)
 
     # ------------------------------------------------------------------ checks
-    def _hands_seen(self, hands: np.ndarray, things) -> np.ndarray:
+    def _hands_seen(self, hands: np.ndarray, things, margin: np.ndarray) -> np.ndarray:
         """The regions the checker network sees a hand over: a die or the cube read in a
         region explains a hand the network is not sure of there (it now and then takes
-        them for fingertips), a sure one stands."""
+        them for fingertips), unless the region lies in the ``margin`` of a hand found
+        (booleans in ``REGIONS`` order); a sure one stands."""
         seen = hands > HAND
-        doubtful = seen & (hands < SURE_HAND)
+        doubtful = seen & (hands < SURE_HAND) & ~margin
         if doubtful.any() and things:
             seen &= ~(doubtful & np.any([regions_at(self.model, at) for at in things], axis=0))
         return seen
