@@ -263,6 +263,19 @@ def test_dice_resting_against_each_other_are_two_dice(style, values):
     assert [(r.value, r.half, r.flat) for _, r in pairs if r is not None] == [(v, "white", True) for v in values]
 
 
+@pytest.mark.parametrize("style, value, seed", [("tournament", 5, 30), ("felt", 4, 31), ("brown", 2, 32),
+                                               ("blue", 1, 31)])
+def test_a_double_resting_face_to_face_is_two_dice_not_one_between_them(style, value, seed):
+    """Two dice touching that show the same face make a patch between them look like a die
+    showing it too, its middle between theirs; it takes in one of them, and the one left
+    lies too near it to be another die: the die as far beyond it is looked for, and found."""
+    dice = (Die(value, "white"), Die(value, "white", touching=True))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=seed, style=style,
+                                conditions=Conditions.random(np.random.default_rng(seed), 1.0))
+    pairs = matched(read_dice(frame, board), truth.dice)
+    assert [r.value for _, r in pairs if r is not None] == [value, value]
+
+
 @pytest.mark.parametrize("seed, style", [(3, "classic"), (4, "tournament"), (5, "felt")])
 def test_a_patch_beside_a_die_tells_where_its_middle_lies(seed, style):
     """The board's network says where a die's middle lies from a patch cut off it: the

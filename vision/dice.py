@@ -22,7 +22,7 @@ whose right hand it lies at.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import cv2
@@ -49,6 +49,7 @@ NEIGHBOUR = 0.7         # a die read nearer than this (die sides) to a surer one
 NEIGHBOUR_SURE = 0.8    # this, is that one seen off its middle
 SAME_FACE = 0.6         # a die read on a board this near (die sides) a surer one showing the same face is that one
                         # seen off its middle (a die and its shadow make a longer blob)
+TWINS = 0.3             # ... unless farther than this, and a die showing that face lies as far beyond the surer one
 
 
 @dataclass(frozen=True)
@@ -627,6 +628,7 @@ class BoardDice:
         angles = self.upright(candidates, size)
         patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX, angles)
         seen = self._net.dice(patches, candidates, SAME_DIE * self.die_side, angles=angles, side=self.die_side)
+        seen = self._twins(frame, seen)
         # how each die rests, read again on a patch centred on its middle beside the patches
         # cut around it, which see its sides askew (a flat die's like a leaning one's)
         middles = [s.centre for s in seen]
@@ -642,6 +644,30 @@ class BoardDice:
             cx, cy = die.centre
             out.append((DieRead(die.value, self._half(cx, cy), rest == "flat", rest == "on_checker",
                                 self._box(cx, cy), die.confidence * float(chances[RESTS.index(rest)])), (cx, cy)))
+        return out
+
+    def _twins(self, frame: np.ndarray, seen: list[Seen]) -> list[Seen]:
+        """Two dice touching that show the same face make a patch between them read as that
+        face too, its middle between theirs, and it takes in the patches of one of them: where
+        a die read lies between ``TWINS`` and ``SAME_FACE`` sides from a surer one showing the
+        same face, a patch as far beyond the surer one is read, and a die showing that face
+        whose middle lies there is the one the read between them hid."""
+        side = self.die_side
+        out = list(seen)
+        for i, sure in enumerate(seen):
+            for other in seen[i + 1:]:
+                gap = np.subtract(sure.centre, other.centre)
+                if other.value != sure.value or not TWINS * side < np.hypot(*gap) < SAME_FACE * side:
+                    continue
+                beyond = np.add(sure.centre, gap)
+                angle = self.upright([beyond], (frame.shape[1], frame.shape[0]))
+                face, rest, shift = self._net(frame_patches(frame, self.to_frame, [beyond], side, DIE_PX, angle))
+                middle = beyond + turned(shift * side, np.asarray(angle))[0]
+                if (1 - face[0, 0] >= IS_DIE and int(face[0, 1:].argmax()) + 1 == sure.value
+                        and np.hypot(*(middle - beyond)) < TWINS * side):
+                    out[i] = replace(sure, centre=(float(middle[0]), float(middle[1])),
+                                     confidence=float(face[0, sure.value]), rests=tuple(float(r) for r in rest[0]))
+                break
         return out
 
     def upright(self, centres, frame_size: tuple[int, int]) -> list[float]:
