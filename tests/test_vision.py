@@ -353,13 +353,19 @@ def test_a_row_of_checkers_off_its_points_centre_line_is_no_hand():
     assert obs.settled and not obs.occlusion.hand and obs.admits(truth.position)
 
 
-def test_beside_a_hand_the_points_it_leaves_clear_are_read():
+@pytest.mark.parametrize("seed, style, home, covered", [
+    (31000240, "blue", "bottom-left", {3, 4, 5, 19, 20, 21, 22}),
+    (700248, "brown", "top-left", {7, 8, 16, 17, 18}),
+    (700460, "blue", "bottom-left", {10, 11, 12, 13, 14, 15}),
+    (700568, "felt", "bottom-left", {3, 4, 5})])
+def test_beside_a_hand_the_points_it_leaves_clear_are_read(seed, style, home, covered):
     """The margin round a hand found stands for its fingers' edges that the change from
     the empty board missed: a point only the margin reaches, where the checker network
-    sees no hand, is read (a hand over points 3..5 and 19..22; 6 and 23 lie in its
-    margin)."""
-    opening, frame, truth, _ = drawn_table(31000240, "blue", "bottom-left", hand=True)
-    assert truth.hand and set(truth.occluded_points) == {3, 4, 5, 19, 20, 21, 22}
+    sees no hand (31000240: 6 and 23; 700248: 9, the network's hand 0.36 there; 700460:
+    16, 0.46), is read, and so is a point whose own width the hand does not reach though
+    it comes up to its edge (700568: point 2's five checkers)."""
+    opening, frame, truth, _ = drawn_table(seed, style, home, hand=True)
+    assert truth.hand and set(truth.occluded_points) == covered
     obs = BoardReader(calibrate(opening)).read(frame)
     assert not obs.settled
     for p in obs.points:
