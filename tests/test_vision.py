@@ -410,8 +410,9 @@ def test_calibrate_without_a_position_on_a_frame_of_the_middle_game(tournament, 
 
 
 def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tournament):
-    """... but not in the margin of a hand the change from the empty board found: the
-    fingers beside it may reach there."""
+    """A die or the cube read in a region explains a hand the network is unsure of there,
+    but not in the margin of a hand the change from the empty board found: the fingers
+    beside it may reach there."""
     _, _, cal = tournament
     reader = BoardReader(cal)
     model = cal.model
