@@ -624,16 +624,12 @@ class BoardDice:
         candidates = self.candidates(canonical, cube, rows)
         if self._net is None:
             self._net = DiceNet()
-        size = (frame.shape[1], frame.shape[0])
-        angles = self.upright(candidates, size)
-        patches = frame_patches(frame, self.to_frame, candidates, self.die_side, DIE_PX, angles)
+        patches, angles = self._patches(frame, candidates)
         seen = self._net.dice(patches, candidates, SAME_DIE * self.die_side, angles=angles, side=self.die_side)
         seen = self._twins(frame, seen)
         # how each die rests, read again on a patch centred on its middle beside the patches
         # cut around it, which see its sides askew (a flat die's like a leaning one's)
-        middles = [s.centre for s in seen]
-        again = self._net(frame_patches(frame, self.to_frame, middles, self.die_side, DIE_PX,
-                                        self.upright(middles, size)))[1]
+        again = self._net(self._patches(frame, [s.centre for s in seen])[0])[1]
         out: list[tuple[DieRead, tuple[float, float]]] = []
         for die, chances in zip(seen, (np.add(s.rests, r) / 2 for s, r in zip(seen, again))):
             if any(read.value == die.value and np.hypot(at[0] - die.centre[0], at[1] - die.centre[1])
@@ -655,20 +651,26 @@ class BoardDice:
         side = self.die_side
         out = list(seen)
         for i, sure in enumerate(seen):
-            for other in seen[i + 1:]:
-                gap = np.subtract(sure.centre, other.centre)
-                if other.value != sure.value or not TWINS * side < np.hypot(*gap) < SAME_FACE * side:
-                    continue
-                beyond = np.add(sure.centre, gap)
-                angle = self.upright([beyond], (frame.shape[1], frame.shape[0]))
-                face, rest, shift = self._net(frame_patches(frame, self.to_frame, [beyond], side, DIE_PX, angle))
-                middle = beyond + turned(shift * side, np.asarray(angle))[0]
-                if (1 - face[0, 0] >= IS_DIE and int(face[0, 1:].argmax()) + 1 == sure.value
-                        and np.hypot(*(middle - beyond)) < TWINS * side):
-                    out[i] = replace(sure, centre=(float(middle[0]), float(middle[1])),
-                                     confidence=float(face[0, sure.value]), rests=tuple(float(r) for r in rest[0]))
-                break
+            other = next((o for o in seen[i + 1:] if o.value == sure.value and TWINS * side
+                          < np.hypot(sure.centre[0] - o.centre[0], sure.centre[1] - o.centre[1]) < SAME_FACE * side),
+                         None)
+            if other is None:
+                continue
+            beyond = 2 * np.asarray(sure.centre) - other.centre
+            patches, angles = self._patches(frame, [beyond])
+            face, rest, shift = self._net(patches)
+            middle = beyond + turned(shift * side, np.asarray(angles))[0]
+            if (1 - face[0, 0] >= IS_DIE and int(face[0, 1:].argmax()) + 1 == sure.value
+                    and np.hypot(*(middle - beyond)) < TWINS * side):
+                out[i] = replace(sure, centre=(float(middle[0]), float(middle[1])),
+                                 confidence=float(face[0, sure.value]), rests=tuple(float(r) for r in rest[0]))
         return out
+
+    def _patches(self, frame: np.ndarray, centres) -> tuple[list[np.ndarray], list[float]]:
+        """The board network's patches of ``frame`` around canonical ``centres``, each turned
+        camera up (``upright``), and their turns."""
+        angles = self.upright(centres, (frame.shape[1], frame.shape[0]))
+        return frame_patches(frame, self.to_frame, centres, self.die_side, DIE_PX, angles), angles
 
     def upright(self, centres, frame_size: tuple[int, int]) -> list[float]:
         """The turn (degrees) of the patch around each canonical centre that puts the camera
