@@ -18,7 +18,7 @@ from hardware.sim.scene import BOARD_BUILDS
 from vision.board_fit import Lens
 from vision.board_model import ROW
 from vision.calibration import Calibration, CalibrationError, calibrate, layout_masks, layout_score
-from vision.checkers import CLASSES, CheckerCounter, count_class, position_classes
+from vision.checkers import CLASSES, CheckerCounter, Counts, count_class, position_classes
 from vision.observation import DieRead, Observation, PointRead
 from vision.occlusion import FINGERS, Coverage
 from vision.reader import BoardReader
@@ -357,13 +357,17 @@ def test_a_row_of_checkers_off_its_points_centre_line_is_no_hand():
     (31000240, "blue", "bottom-left", {3, 4, 5, 19, 20, 21, 22}),
     (700248, "brown", "top-left", {7, 8, 16, 17, 18}),
     (700460, "blue", "bottom-left", {10, 11, 12, 13, 14, 15}),
-    (700568, "felt", "bottom-left", {3, 4, 5})])
+    (700568, "felt", "bottom-left", {3, 4, 5}),
+    (700260, "felt", "bottom-left", {10, 11, 12}),
+    (700636, "inlaid", "top-right", {4, 5, 6, 19, 20, 21})])
 def test_beside_a_hand_the_points_it_leaves_clear_are_read(seed, style, home, covered):
     """The margin round a hand found stands for its fingers' edges that the change from
     the empty board missed: a point only the margin reaches, where the checker network
     sees no hand (31000240: 6 and 23; 700248: 9, the network's hand 0.36 there; 700460:
     16, 0.46), is read, and so is a point whose own width the hand does not reach though
-    it comes up to its edge (700568: point 2's five checkers)."""
+    it comes up to its edge (700568: point 2's five checkers). Where the network sees a
+    hand beside a point yet is sure of its count, the count is read (700260: point 9, the
+    hand 0.90; 700636: points 3 and 22, 0.52 and 0.93)."""
     opening, frame, truth, _ = drawn_table(seed, style, home, hand=True)
     assert truth.hand and set(truth.occluded_points) == covered
     obs = BoardReader(calibrate(opening)).read(frame)
@@ -432,6 +436,17 @@ def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tourna
     margin = clear.copy()
     margin[[1, 2]] = True                                     # points 2 and 3 beside a hand the change found
     assert list(np.flatnonzero(reader._hands_seen(hands, [die, cube], margin))) == [2, 3, 9]
+
+
+def test_a_count_the_network_is_sure_of_stands_beside_a_hand_it_is_not_certain_of():
+    """A region is read through the hand the network sees there only while its count is
+    the one possible (above 1 - POSSIBLE) and the hand short of CERTAIN_HAND."""
+    probabilities = np.full((4, CLASSES), 0.00001)
+    probabilities[:, 3] = 1.0 - 0.00001 * (CLASSES - 1)     # three of White's, sure
+    probabilities[3, [3, 4]] = [0.99, 0.00971]              # three or four: unsure
+    hands = np.array([0.6, 0.9, 0.99, 0.9])
+    counts = Counts(probabilities, hands, probabilities)
+    assert list(counts.sure_beside_hand()) == [True, True, False, False]
 
 
 def test_a_region_whose_hand_a_die_explains_is_counted(tournament):

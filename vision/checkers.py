@@ -29,6 +29,7 @@ CLASSES = 2 * MOST + 1      # 0 empty, 1..15 White's count, 16..30 Black's
 POSSIBLE = 0.002            # probability above which a count is in a region's range
 HAND = 0.5                  # probability of a hand over a region above which it is covered
 SURE_HAND = 0.8             # ... above which nothing read there explains it away
+CERTAIN_HAND = 0.98         # ... above which a count the network is sure of is not read there
 
 _WHITE = np.array([c if c <= MOST else 0 for c in range(CLASSES)])
 _BLACK = np.array([c - MOST if c > MOST else 0 for c in range(CLASSES)])
@@ -149,6 +150,12 @@ class Counts:
     probabilities: np.ndarray
     hands: np.ndarray
     marginals: np.ndarray
+
+    def sure_beside_hand(self) -> np.ndarray:
+        """The regions whose count the network is sure of (no other class above POSSIBLE)
+        though it sees a hand there, short of CERTAIN_HAND: the hand lies beside the
+        checkers, not over them."""
+        return (self.probabilities.max(axis=1) > 1.0 - POSSIBLE) & (self.hands < CERTAIN_HAND)
 
     def highest(self) -> np.ndarray:
         """Each region's largest possible count of either side."""

@@ -5,9 +5,9 @@ together so that each side has all its checkers (``vision.checkers``). The frame
 also straightened onto the canonical board: what neither the empty board nor the
 checkers counted, the dice and the cube explain (a hand, an arm) makes the regions
 under it covered, as do those the network sees a hand over (in a found hand's margin
-even where a die or the cube might explain it); covered regions are read as honest
-ranges and the frame is not settled; nor is it while anything moves against the
-previous frame.
+even where a die or the cube might explain it) unless it is sure of their counts all the
+same; covered regions are read as honest ranges, and while a hand is seen anywhere, or
+anything moves against the previous frame, the frame is not settled.
 """
 
 from __future__ import annotations
@@ -66,12 +66,13 @@ class BoardReader:
         placed, cube, cube_at = self._read_dice_and_cube(frame, canonical, counts.highest())
         things = [at for _, at in placed] + ([] if cube_at is None else [cube_at])
         covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2], things))
-        hidden = covered.regions | self._hands_seen(counts.hands, things, covered.margin)
+        seen = covered.regions | self._hands_seen(counts.hands, things, covered.margin)
+        hidden = covered.regions | (seen & ~counts.sure_beside_hand())
         if (hidden != (counts.hands > HAND)).any():
             counts = self.counter.weigh(counts.probabilities, counts.hands, hidden)
         points, bar, off = self.counter.observe(counts, hidden)
         dice = [die for die, _ in placed]
-        hand = covered.hand or bool(hidden.any())
+        hand = covered.hand or bool(seen.any())
         occlusion = Occlusion(hand=hand, motion=motion, covered=covered.share)
         settled = not (hand or motion)
         return Observation(settled=settled, board_visible=True, points=tuple(points), bar=bar, off=off,
