@@ -359,7 +359,7 @@ def test_a_row_of_checkers_off_its_points_centre_line_is_no_hand():
     (700460, "blue", "bottom-left", {10, 11, 12, 13, 14, 15}),
     (700568, "felt", "bottom-left", {3, 4, 5}),
     (700260, "felt", "bottom-left", {10, 11, 12}),
-    (700636, "inlaid", "top-right", {4, 5, 6, 19, 20, 21})])
+    (700732, "tournament", "bottom-right", {9, 10, 11, 13, 14, 15, 16})])
 def test_beside_a_hand_the_points_it_leaves_clear_are_read(seed, style, home, covered):
     """The margin round a hand found stands for its fingers' edges that the change from
     the empty board missed: a point only the margin reaches, where the checker network
@@ -367,7 +367,7 @@ def test_beside_a_hand_the_points_it_leaves_clear_are_read(seed, style, home, co
     16, 0.46), is read, and so is a point whose own width the hand does not reach though
     it comes up to its edge (700568: point 2's five checkers). Where the network sees a
     hand beside a point yet is sure of its count, the count is read (700260: point 9, the
-    hand 0.90; 700636: points 3 and 22, 0.52 and 0.93)."""
+    hand 0.90; 700732: point 12 between two of the hand's fingers, 0.83)."""
     opening, frame, truth, _ = drawn_table(seed, style, home, hand=True)
     assert truth.hand and set(truth.occluded_points) == covered
     obs = BoardReader(calibrate(opening)).read(frame)
@@ -440,10 +440,10 @@ def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tourna
 
 def test_a_count_the_network_is_sure_of_stands_beside_a_hand_it_is_not_certain_of():
     """A region is read through the hand the network sees there only while its count is
-    the one possible (above 1 - POSSIBLE) and the hand short of CERTAIN_HAND."""
-    probabilities = np.full((4, CLASSES), 0.00001)
-    probabilities[:, 3] = 1.0 - 0.00001 * (CLASSES - 1)     # three of White's, sure
-    probabilities[3, [3, 4]] = [0.99, 0.00971]              # three or four: unsure
+    beyond doubt (above SURE_COUNT) and the hand short of CERTAIN_HAND."""
+    probabilities = np.full((4, CLASSES), 0.000001)
+    probabilities[:, 3] = 1.0 - 0.000001 * (CLASSES - 1)    # three of White's, sure
+    probabilities[3, [3, 4]] = [0.9995, 0.000471]           # three or four: sure enough for POSSIBLE only
     hands = np.array([0.6, 0.9, 0.99, 0.9])
     counts = Counts(probabilities, hands, probabilities)
     assert list(counts.sure_beside_hand()) == [True, True, False, False]

@@ -30,6 +30,7 @@ POSSIBLE = 0.002            # probability above which a count is in a region's r
 HAND = 0.5                  # probability of a hand over a region above which it is covered
 SURE_HAND = 0.8             # ... above which nothing read there explains it away
 CERTAIN_HAND = 0.98         # ... above which a count the network is sure of is not read there
+SURE_COUNT = 0.9999         # probability of a region's likeliest count above which it stands beside a hand
 
 _WHITE = np.array([c if c <= MOST else 0 for c in range(CLASSES)])
 _BLACK = np.array([c - MOST if c > MOST else 0 for c in range(CLASSES)])
@@ -152,10 +153,10 @@ class Counts:
     marginals: np.ndarray
 
     def sure_beside_hand(self) -> np.ndarray:
-        """The regions whose count the network is sure of (no other class above POSSIBLE)
-        though it sees a hand there, short of CERTAIN_HAND: the hand lies beside the
-        checkers, not over them."""
-        return (self.probabilities.max(axis=1) > 1.0 - POSSIBLE) & (self.hands < CERTAIN_HAND)
+        """The regions whose count the network is sure of (above SURE_COUNT) though it
+        sees a hand there, short of CERTAIN_HAND: the hand lies beside the checkers, not
+        over them."""
+        return (self.probabilities.max(axis=1) > SURE_COUNT) & (self.hands < CERTAIN_HAND)
 
     def highest(self) -> np.ndarray:
         """Each region's largest possible count of either side."""
