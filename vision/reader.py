@@ -66,7 +66,7 @@ class BoardReader:
         placed, cube, cube_at = self._read_dice_and_cube(frame, canonical, counts.highest())
         things = [at for _, at in placed] + ([] if cube_at is None else [cube_at])
         covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2], things))
-        seen = covered.regions | self._hands_seen(counts.hands, things, covered.margin)
+        seen = self._hands_seen(counts.hands, things, covered.margin)
         hidden = covered.regions | (seen & ~counts.sure_beside_hand())
         if (hidden != (counts.hands > HAND)).any():
             counts = self.counter.weigh(counts.probabilities, counts.hands, hidden)
