@@ -438,6 +438,17 @@ def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tourna
     assert list(np.flatnonzero(reader._hands_seen(hands, [die, cube], margin))) == [2, 3, 9]
 
 
+def test_a_hand_only_the_network_sees_keeps_the_frame_unsettled_though_the_count_there_is_read():
+    """Tuning seed 701464: a hand reaching for point 12 that the change from the empty
+    board misses; the network sees it (0.63) and is sure of the point's one checker. The
+    checker is read, every point is read right, and the frame is still not settled."""
+    opening, frame, truth, _ = drawn_table(701464, "felt", "bottom-left", hand=True)
+    assert truth.occluded_points == (12,)
+    obs = BoardReader(calibrate(opening)).read(frame)
+    assert not obs.settled and obs.occlusion.hand and obs.occlusion.covered == 0.0
+    assert all(p.certain and p.signed == truth.points[p.point - 1] for p in obs.points)
+
+
 def test_a_count_the_network_is_sure_of_stands_beside_a_hand_it_is_not_certain_of():
     """A region is read through the hand the network sees there only while its count is
     beyond doubt (above SURE_COUNT) and the hand short of CERTAIN_HAND."""
