@@ -153,8 +153,8 @@ class Counts:
     marginals: np.ndarray
 
     def sure_beside_hand(self) -> np.ndarray:
-        """The regions whose count the network is sure of (above SURE_COUNT) though it
-        sees a hand there, short of CERTAIN_HAND: the hand lies beside the checkers, not
+        """The regions whose count the network is sure of (above SURE_COUNT) and where any
+        hand it sees falls short of CERTAIN_HAND: such a hand lies beside the checkers, not
         over them."""
         return (self.probabilities.max(axis=1) > SURE_COUNT) & (self.hands < CERTAIN_HAND)
 
