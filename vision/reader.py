@@ -63,9 +63,10 @@ class BoardReader:
             return Observation.not_visible(timestamp, camera_moved=True)
         motion = self._motion(lab)
         counts = self.counter.read(frame)
-        placed, cube, cube_at = self._read_dice_and_cube(frame, canonical, counts.highest())
+        highest = counts.highest()
+        placed, cube, cube_at = self._read_dice_and_cube(frame, canonical, highest)
         things = [at for _, at in placed] + ([] if cube_at is None else [cube_at])
-        covered = self.coverage.find(lab, explained_mask(self.model, counts.highest(), lab.shape[:2], things))
+        covered = self.coverage.find(lab, explained_mask(self.model, highest, lab.shape[:2], things))
         seen = self._hands_seen(counts.hands, things, covered.margin)
         hidden = covered.regions | (seen & ~counts.sure_beside_hand())
         if (hidden != (counts.hands > HAND)).any():
