@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import onnxruntime
 import pytest
 
 from vision.dice import DiceNet
@@ -91,3 +92,27 @@ def test_a_linear_output_gives_its_values_as_they_are():
     assert Card.from_json("dice", json.loads(json.dumps(net.card.to_json()))) == net.card
     assert net(np.zeros((3, *net.card.shape), np.float32))["shift"].shape == (3, 2)
     assert net(np.zeros((0, *net.card.shape), np.float32))["shift"].shape == (0, 2)
+
+
+def test_the_shipped_checker_network_loads_back_for_training_further(tmp_path):
+    """Its export folds each batch norm into the convolution before it; loaded back, the
+    network scores strips as the shipped file does, and training moves only the norms'
+    scale and shift, never their statistics."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from training.checkers_fit import CheckerNet
+
+    net = CheckerNet()
+    net.load_exported(MODELS / "checkers.onnx")
+    strips = np.random.default_rng(2).normal(size=(4, *Network("checkers").card.shape)).astype(np.float32)
+    shipped = onnxruntime.InferenceSession(str(MODELS / "checkers.onnx")).run(["counts", "covered"], {"input": strips})
+    net.eval()
+    with torch.no_grad():
+        counts, covered = net(torch.from_numpy(strips))
+    assert np.allclose(counts.numpy(), shipped[0], atol=1e-4) and np.allclose(covered.numpy(), shipped[1], atol=1e-4)
+    net.train()
+    norms = [m for m in net.body if isinstance(m, torch.nn.BatchNorm2d)]
+    assert norms and not any(m.training for m in norms) and net.hidden.training
+    before = norms[0].running_mean.clone()
+    net(torch.from_numpy(strips))
+    assert torch.equal(norms[0].running_mean, before)

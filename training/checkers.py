@@ -11,7 +11,7 @@ network learns the calibration's own errors too. Scene seeds start at ``FIRST_SE
 far from every bench's.
 
 Usage:
-  python -m training.checkers data --out DIR --scenes N [--first N] [--frames 12]
+  python -m training.checkers data --out DIR --scenes N [--first N] [--frames 12] [--hands 0.25]
   python -m training.checkers fit DIR... [--epochs 12] [--held-out 0.06] [--start NET.pt] [--lr 3e-3] [--share 1]
 
 The scenes with the highest seeds are held out (fit the temperatures and score the
@@ -39,6 +39,7 @@ from vision.checkers import count_class
 from vision.strips import BAR, REGIONS, STRIP_LENGTH, STRIP_WIDTH, TRAY, StripCutter
 
 FIRST_SEED = 30_000_000
+HANDS = 0.25
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 
 
@@ -87,8 +88,8 @@ def _cube(rng: np.random.Generator) -> Cube | None:
     return Cube(int(rng.choice(CUBE_FACES)), str(rng.choice(["white", "black", "centre"])))
 
 
-def _hands(rng: np.random.Generator) -> tuple[Hand, ...]:
-    if rng.random() > 0.25:
+def _hands(rng: np.random.Generator, share: float) -> tuple[Hand, ...]:
+    if rng.random() > share:
         return ()
     target = int(rng.integers(1, 25)) if rng.random() < 0.7 else str(rng.choice(["bar", "dice", "cube"]))
     edge = str(rng.choice(["top", "bottom", "left", "right"])) if rng.random() < 0.2 else None
@@ -110,8 +111,9 @@ def labels(truth) -> tuple[np.ndarray, np.ndarray]:
     return classes, covered
 
 
-def scene(seed: int, frames: int) -> dict | None:
-    """One calibrated scene's strips and labels, or None where calibration fails."""
+def scene(seed: int, frames: int, hands: float = HANDS) -> dict | None:
+    """One calibrated scene's strips and labels, or None where calibration fails; a hand
+    passes over the board in a ``hands`` share of its frames."""
     rng = np.random.default_rng(seed)
     style = list(STYLES)[int(rng.integers(len(STYLES)))]
     home = HOMES[int(rng.integers(4))]
@@ -129,13 +131,13 @@ def scene(seed: int, frames: int) -> dict | None:
             position = random_position(rng, int(rng.integers(0, 90)))
         else:
             position = piled_position(rng)
-        hands, dice, cube = _hands(rng), _dice(rng), _cube(rng)
+        over, dice, cube = _hands(rng, hands), _dice(rng), _cube(rng)
         try:
             frame, truth = render(position, dice=dice, cube=cube, seed=int(rng.integers(2 ** 31)), style=style,
-                                  hand=hands or None, home=home, conditions=conditions)
+                                  hand=over or None, home=home, conditions=conditions)
         except ValueError:      # no checker in the die's half to lie on or lean against
             frame, truth = render(position, dice=tuple(replace(d, rest="flat") for d in dice), cube=cube,
-                                  seed=int(rng.integers(2 ** 31)), style=style, hand=hands or None, home=home,
+                                  seed=int(rng.integers(2 ** 31)), style=style, hand=over or None, home=home,
                                   conditions=conditions)
         strips.append(cutter.cut(frame))
         c, v = labels(truth)
@@ -147,7 +149,7 @@ def scene(seed: int, frames: int) -> dict | None:
             "style": style, "seed": seed}
 
 
-def make_data(out: Path, first: int, scenes: int, frames: int) -> None:
+def make_data(out: Path, first: int, scenes: int, frames: int, hands: float = HANDS) -> None:
     """Shards of ``scenes`` scenes each written as ``out/scene-SEED.npz``."""
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -155,7 +157,7 @@ def make_data(out: Path, first: int, scenes: int, frames: int) -> None:
         path = out / f"scene-{seed}.npz"
         if path.exists() or path.with_suffix(".failed").exists():
             continue
-        data = scene(seed, frames)
+        data = scene(seed, frames, hands)
         if data is None:
             print(f"scene {seed}: calibration failed", flush=True)
             path.with_suffix(".failed").write_text("calibration failed\n")
@@ -175,19 +177,20 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--first", type=int, default=FIRST_SEED)
     d.add_argument("--scenes", type=int, required=True)
     d.add_argument("--frames", type=int, default=12)
+    d.add_argument("--hands", type=float, default=HANDS, help="share of frames with a hand over the board")
     f = sub.add_parser("fit", help="train the network on drawn scenes and export it")
     f.add_argument("folders", type=Path, nargs="+")
     f.add_argument("--epochs", type=int, default=12)
     f.add_argument("--held-out", type=float, default=0.06)
     f.add_argument("--threads", type=int, default=1)
-    f.add_argument("--start", type=Path, help="weights to train further from")
+    f.add_argument("--start", type=Path, help="weights to train further from (a .pt, or an exported .onnx)")
     f.add_argument("--lr", type=float, default=3e-3)
     f.add_argument("--share", type=float, default=1.0, help="of the regions drawn per epoch (below 1: a shorter run)")
     args = ap.parse_args(argv)
     if args.command == "data":
         import cv2
         cv2.setNumThreads(1)
-        make_data(args.out, args.first, args.scenes, args.frames)
+        make_data(args.out, args.first, args.scenes, args.frames, args.hands)
         return 0
     from training.checkers_fit import fit
     fit(args.folders, args.epochs, args.held_out, args.threads, start=args.start, lr=args.lr, share=args.share)

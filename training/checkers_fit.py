@@ -34,6 +34,7 @@ class CheckerNet(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
+        self.folded = False
         self.body = nn.Sequential(*_block(CHANNELS, 12, 1), *_block(12, 16, 2), *_block(16, 24, 2),
                                   *_block(24, 32, 1), *_block(32, 48, 2), nn.Flatten())
         flat = 48 * (STRIP_LENGTH // 8) * (STRIP_WIDTH // 8)
@@ -44,6 +45,40 @@ class CheckerNet(nn.Module):
     def forward(self, x):
         h = self.hidden(self.body(x))
         return self.counts(h), self.covered(h)
+
+    def train(self, mode: bool = True) -> CheckerNet:
+        """As ``nn.Module.train``, but norms loaded folded (``load_exported``) keep their
+        fixed statistics: they learn only their scale and shift."""
+        super().train(mode)
+        if self.folded:
+            for m in self.body:
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
+        return self
+
+    def load_exported(self, path: Path) -> None:
+        """The weights of an exported network (``NAME.onnx``), whose convolutions carry their
+        batch norms folded in: each norm becomes the convolution's bias (statistics 0 and 1)."""
+        import onnx
+        from onnx import numpy_helper
+
+        graph = onnx.load(str(path)).graph
+        weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+        convs = [n for n in graph.node if n.op_type == "Conv"]
+        layers = [m for m in self.body if isinstance(m, nn.Conv2d)]
+        norms = [m for m in self.body if isinstance(m, nn.BatchNorm2d)]
+        if len(convs) != len(layers):
+            raise ValueError(f"{path}: {len(convs)} convolutions, the checker network has {len(layers)}")
+        state = {k: weights[k] for k in self.state_dict() if k in weights}
+        self.load_state_dict(state, strict=False)
+        with torch.no_grad():
+            for node, conv, norm in zip(convs, layers, norms):
+                conv.weight.copy_(weights[node.input[1]])
+                norm.weight.fill_(1.0)
+                norm.bias.copy_(weights[node.input[2]])
+                norm.running_mean.zero_()
+                norm.running_var.fill_(1.0 - norm.eps)
+        self.folded = True
 
 
 class Scenes:
@@ -128,7 +163,9 @@ def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: i
     w = _weights(data.classes[pairs[:, 0], pairs[:, 1]], data.covered[pairs[:, 0], pairs[:, 1]])
     per_epoch = int(w.sum() * share)
     net = CheckerNet()
-    if start is not None:
+    if start is not None and start.suffix == ".onnx":
+        net.load_exported(start)
+    elif start is not None:
         net.load_state_dict(torch.load(start))
     net = net.to(memory_format=torch.channels_last)
     counts_loss = nn.CrossEntropyLoss(reduction="none")
