@@ -9,6 +9,7 @@ from scenes the network never saw.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -147,6 +148,28 @@ def evaluate(net: nn.Module, data: Scenes, frames: np.ndarray, batch: int = 512)
     return pairs, np.concatenate(counts), np.concatenate(covered)
 
 
+def _score(net: nn.Module, data: Scenes, frames: np.ndarray) -> tuple[dict, float, float]:
+    """How often the network reads the held-out ``frames`` right, and the temperatures
+    that make its two heads' scores probabilities there."""
+    pairs_t, counts, covered = evaluate(net, data, frames)
+    truth = data.classes[pairs_t[:, 0], pairs_t[:, 1]]
+    hidden = data.covered[pairs_t[:, 0], pairs_t[:, 1]]
+    known = ~hidden
+    t_counts = fit_temperature(counts[known], truth[known])
+    t_covered = fit_temperature(covered, hidden.astype(np.float64), sigmoid=True)
+    read = counts.argmax(axis=1)
+    right = read == truth
+    report = {"regions held out": int(known.sum()),
+              "count right (no hand)": round(float(right[known].mean()), 5),
+              "points right": round(float(right[known & (pairs_t[:, 1] < 24)].mean()), 5),
+              "bar right": round(float(right[known & np.isin(pairs_t[:, 1], [24, 25])].mean()), 5),
+              "trays right": round(float(right[known & (pairs_t[:, 1] >= 26)].mean()), 5),
+              "piles right (6+)": round(float(right[known & (np.where(truth > 15, truth - 15, truth) > 5)].mean()), 5),
+              "covered found": round(float((covered[hidden] > 0).mean()), 5) if hidden.any() else None,
+              "covered false": round(float((covered[~hidden] > 0).mean()), 5)}
+    return report, t_counts, t_covered
+
+
 def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: int = 0,
         start: Path | None = None, lr: float = 3e-3, share: float = 1.0) -> None:
     """Train (from ``start``'s weights if given; each epoch draws ``share`` of the weighted
@@ -163,8 +186,11 @@ def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: i
     w = _weights(data.classes[pairs[:, 0], pairs[:, 1]], data.covered[pairs[:, 0], pairs[:, 1]])
     per_epoch = int(w.sum() * share)
     net = CheckerNet()
+    history = None if start is None else start.name
     if start is not None and start.suffix == ".onnx":
         net.load_exported(start)
+        card = start.with_suffix(".json")
+        history = json.loads(card.read_text())["made"] if card.exists() else history
     elif start is not None:
         net.load_state_dict(torch.load(start))
     net = net.to(memory_format=torch.channels_last)
@@ -187,28 +213,17 @@ def fit(folders: list[Path], epochs: int, held_out: float, threads: int, seed: i
         loss = (counts_loss(counts, c) * known).sum() / known.sum().clamp(min=1.0)
         return loss + 0.5 * covered_loss(covered[:, 0], v)
 
+    before = None if start is None else _score(net.eval(), data, test_frames)[0]
+    if before is not None:
+        print("before:", before)
     train(net, step, per_epoch, epochs, batch=256, lr=lr, seed=seed)
-    pairs_t, counts, covered = evaluate(net, data, test_frames)
-    truth = data.classes[pairs_t[:, 0], pairs_t[:, 1]]
-    hidden = data.covered[pairs_t[:, 0], pairs_t[:, 1]]
-    known = ~hidden
-    t_counts = fit_temperature(counts[known], truth[known])
-    t_covered = fit_temperature(covered, hidden.astype(np.float64), sigmoid=True)
-    read = counts.argmax(axis=1)
-    right = read == truth
-    report = {"regions held out": int(known.sum()),
-              "count right (no hand)": round(float(right[known].mean()), 5),
-              "points right": round(float(right[known & (pairs_t[:, 1] < 24)].mean()), 5),
-              "bar right": round(float(right[known & np.isin(pairs_t[:, 1], [24, 25])].mean()), 5),
-              "trays right": round(float(right[known & (pairs_t[:, 1] >= 26)].mean()), 5),
-              "piles right (6+)": round(float(right[known & (np.where(truth > 15, truth - 15, truth) > 5)].mean()), 5),
-              "covered found": round(float((covered[hidden] > 0).mean()), 5) if hidden.any() else None,
-              "covered false": round(float((covered[~hidden] > 0).mean()), 5)}
+    report, t_counts, t_covered = _score(net, data, test_frames)
     print(report)
     export(net, NAME, (CHANNELS, STRIP_LENGTH, STRIP_WIDTH),
            [Output("counts", "softmax", CLASSES, t_counts), Output("covered", "sigmoid", 1, t_covered)],
-           {"command": "python -m training.checkers fit " + " ".join(str(f) for f in folders),
+           {"command": " ".join(["python -m training.checkers fit", *map(str, folders), f"--epochs {epochs} --lr {lr}",
+                                 f"--share {share}", *([f"--start {start}"] if start else [])]),
             "scene seeds": [int(data.seeds.min()), int(data.seeds.max())], "frames": int(len(data.classes)),
-            "epochs": epochs, "trained further from": None if start is None else start.name,
+            "epochs": epochs, "trained further from": history, "held out before": before,
             "held out": report})
     torch.save(net.state_dict(), folders[0].parent / f"{NAME}.pt")
