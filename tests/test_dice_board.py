@@ -263,6 +263,19 @@ def test_dice_resting_against_each_other_are_two_dice(style, values):
     assert [(r.value, r.half, r.flat) for _, r in pairs if r is not None] == [(v, "white", True) for v in values]
 
 
+@pytest.mark.parametrize("style, values", [("redblack", (3, 4)), ("redblack", (2, 6)), ("blue", (3, 2)),
+                                           ("blue", (6, 2))])
+def test_a_die_touching_another_that_no_candidate_lies_on_is_found_between_two(style, values):
+    """Pips and edges of two dice resting against each other may put the candidates on
+    either side of one of them and none on it: the middles of candidates a die apart are
+    read as well, and a die read surely there, a die away from the other, is the second."""
+    dice = (Die(values[0], "white"), Die(values[1], "white", touching=True))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=31, style=style,
+                                conditions=Conditions.random(np.random.default_rng(31), 1.0))
+    pairs = matched(read_dice(frame, board), truth.dice)
+    assert sorted(r.value for _, r in pairs if r is not None) == sorted(values)
+
+
 @pytest.mark.parametrize("style, value, seed", [("tournament", 5, 30), ("felt", 4, 31), ("brown", 2, 32),
                                                ("blue", 1, 31)])
 def test_a_double_resting_face_to_face_is_two_dice_not_one_between_them(style, value, seed):

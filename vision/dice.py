@@ -498,6 +498,9 @@ CROWDS = 24             # at most this many crowds of spots are candidates (chec
                         # than a die has pips; candidates are then ranked by their strongest spot)
 FAINT = 0.15            # a candidate whose strongest pip-like spot is under this share of the strongest is not read
 CANDIDATES = 16         # at most this many candidates are read, those with the strongest pip-like spots first
+BETWEEN = (0.9, 1.6)    # ... and the middles of those this far apart (die sides), at most half as many,
+BETWEEN_SURE = 0.5      # ... where a die is read only this sure ...
+APART = 0.8             # ... and this far from every other (die sides; dice touching lie about a side apart)
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
 CUBE_CLEAR = 0.55       # no die's top face lies this near the cube's (checker diameters, either way)
@@ -626,6 +629,7 @@ class BoardDice:
             self._net = DiceNet()
         patches, angles = self._patches(frame, candidates)
         seen = self._net.dice(patches, candidates, SAME_DIE * self.die_side, angles=angles, side=self.die_side)
+        seen += self._missed(frame, candidates, seen)
         seen = self._twins(frame, seen)
         # how each die rests, read again on a patch centred on its middle beside the patches
         # cut around it, which see its sides askew (a flat die's like a leaning one's)
@@ -734,6 +738,36 @@ class BoardDice:
             if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.3 * self.die_side for q in ranked):
                 ranked.append(p)
         return ranked
+
+    def _missed(self, frame: np.ndarray, candidates, seen: list[Seen]) -> list[Seen]:
+        """The dice ``candidates`` missed: a die's pips and edges may put candidates on
+        either side of it and none on it (the network finds a die only within about a third
+        of a side of a patch's middle), so the middles of candidates about a die apart are
+        read too, and a die read there surely (``BETWEEN_SURE``) whose middle lies farther
+        than ``APART`` sides from every die seen is another die."""
+        between = self._between(candidates)
+        if not between:
+            return []
+        patches, angles = self._patches(frame, between)
+        out: list[Seen] = []
+        for s in self._net.dice(patches, between, SAME_DIE * self.die_side, angles=angles, side=self.die_side):
+            if s.confidence >= BETWEEN_SURE and all(
+                    np.hypot(s.centre[0] - o.centre[0], s.centre[1] - o.centre[1]) > APART * self.die_side
+                    for o in seen + out):
+                out.append(s)
+        return out
+
+    def _between(self, ranked: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        """The middles of ``ranked`` candidates ``BETWEEN`` die sides apart (none within
+        0.3 sides of a candidate or of another), at most half as many as ``CANDIDATES``."""
+        pts = np.asarray(ranked, np.float64).reshape(-1, 2)
+        out: list[tuple[float, float]] = []
+        for i, j in zip(*np.triu_indices(len(pts), 1)):
+            m = (pts[i] + pts[j]) / 2
+            if (BETWEEN[0] * self.die_side < np.hypot(*(pts[i] - pts[j])) < BETWEEN[1] * self.die_side
+                    and all(np.hypot(*(m - q)) > 0.3 * self.die_side for q in [*pts, *out])):
+                out.append((float(m[0]), float(m[1])))
+        return out[:CANDIDATES // 2]
 
     def _meeting_places(self, number: int) -> list[np.ndarray]:
         """The bands across point ``number`` where two checkers of its row meet, or its first
