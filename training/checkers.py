@@ -12,12 +12,14 @@ far from every bench's.
 
 Usage:
   python -m training.checkers data --out DIR --scenes N [--first N] [--frames 12] [--hands 0.25]
-  python -m training.checkers fit DIR... [--epochs 12] [--held-out 0.06] [--start NET.pt] [--lr 3e-3] [--share 1]
+  python -m training.checkers fit DIR... [--epochs 12] [--held-out 0.06] [--start NET.pt|NET.onnx] [--lr 3e-3]
+                                        [--share 1]
 
 The scenes with the highest seeds are held out (fit the temperatures and score the
 network); drawing more scenes later keeps the earlier held-out ones in training, so a
 network trained further from ``--start`` (the weights the last fit saved beside the
-data) is still scored only on scenes it never saw.
+data, or the shipped ``vision/models/checkers.onnx``) is still scored only on scenes it
+never saw when they are drawn at higher seeds.
 """
 
 from __future__ import annotations
