@@ -276,6 +276,18 @@ def test_a_die_touching_another_that_no_candidate_lies_on_is_found_between_two(s
     assert sorted(r.value for _, r in pairs if r is not None) == sorted(values)
 
 
+@pytest.mark.parametrize("style, values", [("redblack", (1, 4)), ("redblack", (1, 6)), ("blue", (1, 4))])
+def test_a_patch_between_two_dice_touching_read_as_one_of_them_gives_way_to_both(style, values):
+    """A candidate between two dice resting against each other may read as one of them,
+    its middle put between theirs; the patches between candidates find both a die apart,
+    each nearer it than a die's width, and they replace it."""
+    dice = (Die(values[0], "white"), Die(values[1], "white", touching=True))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=31, style=style,
+                                conditions=Conditions.random(np.random.default_rng(31), 1.0))
+    pairs = matched(read_dice(frame, board), truth.dice)
+    assert sorted(r.value for _, r in pairs if r is not None) == sorted(values)
+
+
 @pytest.mark.parametrize("style, value, seed", [("tournament", 5, 30), ("felt", 4, 31), ("brown", 2, 32),
                                                ("blue", 1, 31)])
 def test_a_double_resting_face_to_face_is_two_dice_not_one_between_them(style, value, seed):

@@ -23,6 +23,7 @@ whose right hand it lies at.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import combinations
 from typing import Callable
 
 import cv2
@@ -629,7 +630,7 @@ class BoardDice:
             self._net = DiceNet()
         patches, angles = self._patches(frame, candidates)
         seen = self._net.dice(patches, candidates, SAME_DIE * self.die_side, angles=angles, side=self.die_side)
-        seen += self._missed(frame, candidates, seen)
+        seen = self._missed(frame, candidates, seen)
         seen = self._twins(frame, seen)
         # how each die rests, read again on a patch centred on its middle beside the patches
         # cut around it, which see its sides askew (a flat die's like a leaning one's)
@@ -740,21 +741,27 @@ class BoardDice:
         return ranked
 
     def _missed(self, frame: np.ndarray, candidates, seen: list[Seen]) -> list[Seen]:
-        """The dice ``candidates`` missed: a die's pips and edges may put candidates on
-        either side of it and none on it (the network finds a die only within about a third
-        of a side of a patch's middle), so the middles of candidates about a die apart are
-        read too, and a die read there surely (``BETWEEN_SURE``) whose middle lies farther
-        than ``APART`` sides from every die seen is another die."""
+        """``seen`` with the dice ``candidates`` missed: a die's pips and edges may put
+        candidates on either side of it and none on it (the network finds a die only within
+        about a third of a side of a patch's middle), so the middles of candidates about a
+        die apart are read too. A die read there surely (``BETWEEN_SURE``) whose middle lies
+        farther than ``APART`` sides from every die seen is another die; two read there a die
+        apart, each within ``APART`` of one seen, are two dice touching whose patch between
+        them was read as one of them, and they replace it."""
         between = self._between(candidates)
         if not between:
-            return []
+            return seen
         patches, angles = self._patches(frame, between)
-        out: list[Seen] = []
-        for s in self._net.dice(patches, between, SAME_DIE * self.die_side, angles=angles, side=self.die_side):
-            if s.confidence >= BETWEEN_SURE and all(
-                    np.hypot(s.centre[0] - o.centre[0], s.centre[1] - o.centre[1]) > APART * self.die_side
-                    for o in seen + out):
-                out.append(s)
+        found = [s for s in self._net.dice(patches, between, SAME_DIE * self.die_side, angles=angles,
+                                           side=self.die_side) if s.confidence >= BETWEEN_SURE]
+
+        def near(a: Seen, b: Seen) -> bool:
+            return bool(np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) <= APART * self.die_side)
+
+        out = [s for s in seen if not any(not near(a, b) for a, b in combinations([f for f in found if near(f, s)], 2))]
+        for f in found:
+            if not any(near(f, o) for o in out):
+                out.append(f)
         return out
 
     def _between(self, ranked: list[tuple[float, float]]) -> list[tuple[float, float]]:
