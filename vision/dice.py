@@ -758,7 +758,10 @@ class BoardDice:
         def near(a: Seen, b: Seen) -> bool:
             return bool(np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) <= APART * self.die_side)
 
-        out = [s for s in seen if not any(not near(a, b) for a, b in combinations([f for f in found if near(f, s)], 2))]
+        def flanked(die: Seen) -> bool:
+            return any(not near(a, b) for a, b in combinations([f for f in found if near(f, die)], 2))
+
+        out = [s for s in seen if not flanked(s)]
         for f in found:
             if not any(near(f, o) for o in out):
                 out.append(f)
