@@ -94,7 +94,7 @@ def test_a_linear_output_gives_its_values_as_they_are():
     assert net(np.zeros((0, *net.card.shape), np.float32))["shift"].shape == (0, 2)
 
 
-def test_the_shipped_checker_network_loads_back_for_training_further(tmp_path):
+def test_the_shipped_checker_network_loads_back_for_training_further():
     """Its export folds each batch norm into the convolution before it; loaded back, the
     network scores strips as the shipped file does, and training moves only the norms'
     scale and shift, never their statistics."""

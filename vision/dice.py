@@ -498,7 +498,8 @@ SPOT = 40.0             # new pip-like spot strength (Hessian) that may be a pip
 CROWDS = 24             # at most this many crowds of spots are candidates (checkers' grain crowds more weak spots
                         # than a die has pips; candidates are then ranked by their strongest spot)
 FAINT = 0.15            # a candidate whose strongest pip-like spot is under this share of the strongest is not read
-CANDIDATES = 16         # at most this many candidates are read, those with the strongest pip-like spots first
+CANDIDATES = 16         # at most this many candidates are read, those with the strongest pip-like spots first,
+SPACING = 0.3           # ... none nearer another than this (die sides)
 BETWEEN = (0.9, 1.6)    # ... and the middles of those this far apart (die sides), at most half as many,
 BETWEEN_SURE = 0.5      # ... where a die is read only this sure ...
 APART = 0.8             # ... and this far from every other (die sides; dice touching lie about a side apart)
@@ -736,7 +737,7 @@ class BoardDice:
             p = found[i]
             if cube is not None and max(abs(p[0] - cube[0]), abs(p[1] - cube[1])) < clear:
                 continue
-            if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.3 * self.die_side for q in ranked):
+            if all(np.hypot(p[0] - q[0], p[1] - q[1]) > SPACING * self.die_side for q in ranked):
                 ranked.append(p)
         return ranked
 
@@ -769,13 +770,13 @@ class BoardDice:
 
     def _between(self, ranked: list[tuple[float, float]]) -> list[tuple[float, float]]:
         """The middles of ``ranked`` candidates ``BETWEEN`` die sides apart (none within
-        0.3 sides of a candidate or of another), at most half as many as ``CANDIDATES``."""
+        ``SPACING`` of a candidate or of another), at most half as many as ``CANDIDATES``."""
         pts = np.asarray(ranked, np.float64).reshape(-1, 2)
+        i, j = np.triu_indices(len(pts), 1)
+        apart = np.hypot(*(pts[i] - pts[j]).T) / self.die_side
         out: list[tuple[float, float]] = []
-        for i, j in zip(*np.triu_indices(len(pts), 1)):
-            m = (pts[i] + pts[j]) / 2
-            if (BETWEEN[0] * self.die_side < np.hypot(*(pts[i] - pts[j])) < BETWEEN[1] * self.die_side
-                    and all(np.hypot(*(m - q)) > 0.3 * self.die_side for q in [*pts, *out])):
+        for m in (pts[i] + pts[j])[(BETWEEN[0] < apart) & (apart < BETWEEN[1])] / 2:
+            if all(np.hypot(*(m - q)) > SPACING * self.die_side for q in [*pts, *out]):
                 out.append((float(m[0]), float(m[1])))
         return out[:CANDIDATES // 2]
 
