@@ -516,3 +516,19 @@ def test_a_flat_one_seen_from_the_side_at_the_frame_edge_is_flat():
     reader = BoardReader(calibrate(frame_of(Scene(Position.initial())), Position.initial()))
     obs = reader.read(frame_of(Scene(position, dice, Cube(4, "black"))))
     assert sorted((d.value, d.flat) for d in obs.dice) == [(1, True), (4, True)]
+
+
+def test_a_die_where_a_rows_checkers_meet_among_many_spots_is_read():
+    """A six lying among checkers, where the gaps between a row's checkers look like pips:
+    spots there count less, and more than sixteen candidates on the checkers' rims rank
+    above the die's. The candidates ranked next are read as well, a die there only if sure."""
+    rng = np.random.default_rng(160241)
+    conditions = Conditions.random(rng, 1.0)
+    position = Position.from_points([1, -2, 4, 3, -1, -2, 1, 1, 0, -2, 0, 0, 0, 3, 0, -3, -2, 0, 0, 2, 0, 0, -2, -1])
+    opening, _ = render(Position.initial(), dice=(), seed=160241, style="tournament", conditions=conditions,
+                        home="top-left")
+    frame, truth = render(position, dice=(4, 6), seed=7_160_241, style="tournament", conditions=conditions,
+                          home="top-left")
+    obs = BoardReader(calibrate(opening)).read(frame)
+    assert truth.settled and obs.settled
+    assert sorted(d.value for d in obs.dice) == [4, 6]

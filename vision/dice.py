@@ -502,6 +502,8 @@ CANDIDATES = 16         # at most this many candidates are read, those with the 
 SPACING = 0.3           # ... none nearer another than this (die sides)
 BETWEEN = (0.9, 1.6)    # ... and the middles of those this far apart (die sides), at most half as many,
 BETWEEN_SURE = 0.5      # ... where a die is read only this sure ...
+LATER = 8               # ... and the next this many candidates in rank, ...
+LATER_SURE = 0.9        # ... where a die is read only this sure, ...
 APART = 0.8             # ... and this far from every other (die sides; dice touching lie about a side apart)
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
 DIE_SIDE = 0.45         # a die's side in checker diameters
@@ -626,12 +628,13 @@ class BoardDice:
     def placed(self, frame: np.ndarray, canonical: np.ndarray, cube: tuple[float, float] | None = None,
                rows: np.ndarray | None = None) -> list[tuple[DieRead, tuple[float, float]]]:
         """The dice ``read`` finds, each with the canonical centre of its top face."""
-        candidates = self.candidates(canonical, cube, rows)
+        ranked = self.candidates(canonical, cube, rows, CANDIDATES + LATER)
+        candidates = ranked[:CANDIDATES]
         if self._net is None:
             self._net = DiceNet()
         patches, angles = self._patches(frame, candidates)
         seen = self._net.dice(patches, candidates, SAME_DIE * self.die_side, angles=angles, side=self.die_side)
-        seen = self._missed(frame, candidates, seen)
+        seen = self._missed(frame, candidates, seen, ranked[CANDIDATES:])
         seen = self._twins(frame, seen)
         # how each die rests, read again on a patch centred on its middle beside the patches
         # cut around it, which see its sides askew (a flat die's like a leaning one's)
@@ -689,7 +692,7 @@ class BoardDice:
         return [float(np.degrees(np.arctan2(nx - x, y - ny))) for x, y in centres]
 
     def candidates(self, canonical: np.ndarray, cube: tuple[float, float] | None = None,
-                   rows: np.ndarray | None = None) -> list[tuple[float, float]]:
+                   rows: np.ndarray | None = None, limit: int = CANDIDATES) -> list[tuple[float, float]]:
         """Canonical points where a die may lie, none within ``CUBE_CLEAR`` of the ``cube``
         read there; ``rows`` as in ``placed``.
 
@@ -700,7 +703,8 @@ class BoardDice:
         new pip-like spots (a white die on a light point shows little but its pips), and
         the strongest lone spots (a one's single pip crowds nothing), all ranked by their
         strongest spot. The field seen in the gaps where two checkers of a row meet looks
-        like a pip too: spots there count less as lone spots and in the ranking."""
+        like a pip too: spots there count less as lone spots and in the ranking. At most
+        ``limit``."""
         lab = _lab(cv2.resize(canonical, self._small, interpolation=cv2.INTER_LINEAR))
         diff = lab - self.empty_lab
         light = diff[..., 0]
@@ -732,7 +736,7 @@ class BoardDice:
         clear = CUBE_CLEAR * self.model.ppd
         ranked: list[tuple[float, float]] = []
         for i in np.argsort(-np.asarray(score), kind="stable"):     # ties: the die-sized remains first
-            if score[i] <= FAINT * max(score) or len(ranked) == CANDIDATES:     # (next to) no pip-like spot
+            if score[i] <= FAINT * max(score) or len(ranked) == limit:     # (next to) no pip-like spot
                 break
             p = found[i]
             if cube is not None and max(abs(p[0] - cube[0]), abs(p[1] - cube[1])) < clear:
@@ -741,20 +745,24 @@ class BoardDice:
                 ranked.append(p)
         return ranked
 
-    def _missed(self, frame: np.ndarray, candidates, seen: list[Seen]) -> list[Seen]:
+    def _missed(self, frame: np.ndarray, candidates, seen: list[Seen], later=()) -> list[Seen]:
         """``seen`` with the dice ``candidates`` missed: a die's pips and edges may put
         candidates on either side of it and none on it (the network finds a die only within
         about a third of a side of a patch's middle), so the middles of candidates about a
         die apart are read too. A die read there surely (``BETWEEN_SURE``) whose middle lies
         farther than ``APART`` sides from every die seen is another die; two read there a die
         apart, each within ``APART`` of one seen, are two dice touching whose patch between
-        them was read as one of them, and they replace it."""
+        them was read as one of them, and they replace it. So are dice read ``LATER_SURE`` at
+        the candidates ranked ``later``: a die where a row's checkers meet, its pips' spots
+        weighed down as the gaps' are, may rank below many spots on the checkers."""
         between = self._between(candidates)
+        sure = [BETWEEN_SURE] * len(between) + [LATER_SURE] * len(later)
+        between = between + list(later)
         if not between:
             return seen
         patches, angles = self._patches(frame, between)
         found = [s for s in self._net.dice(patches, between, SAME_DIE * self.die_side, angles=angles,
-                                           side=self.die_side) if s.confidence >= BETWEEN_SURE]
+                                           side=self.die_side) if s.confidence >= sure[s.best]]
 
         def near(a: Seen, b: Seen) -> bool:
             return bool(np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) <= APART * self.die_side)
