@@ -559,7 +559,7 @@ def _calibration(frame: np.ndarray, pose: BoardPose, position: Position) -> Cali
     canonical = canonical_view(frame, pose, model)
     white_look, black_look = learn_checkers(canonical, model, position)
     hidden = occupied(model, position)
-    empty = empty_board(canonical, model, position)
+    empty = empty_board(canonical, model, position, (white_look.lab, black_look.lab))
     return Calibration(pose.corners, pose.lens, model, white_look, black_look, empty, hidden)
 
 

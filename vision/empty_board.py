@@ -9,7 +9,11 @@ all channels, bright materials trusted more). A hidden part of a point or of the
 beside it is copied from the same place on the nearest points of the same colour in
 the same quarter that show it (points alternate colours, so an even number of points
 away), each brought from the light there to the light here; hidden rim, bar or tray is
-its material's colour under the light here.
+its material's colour under the light here. The places checkers may hide reach onto the
+rim beside their rows (a checker strays to the side), but a rim's finish and light vary
+(a bevel, a worn edge, a lamp's gleam) more than one colour under a smooth light allows:
+rim there whose colour is far from both sides' checkers' (``RIM_SEEN``) shows the rim
+and is kept as the frame shows it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from vision.board_model import ROW, BoardModel
 
 CASE, FIELD, ODD_POINT, EVEN_POINT, BAR, TRAY, TABLE = range(7)
 DONORS = 2
+RIM_SEEN = 30.0         # Lab distance from both sides' checker colours of a rim pixel that shows the rim
 
 
 def materials(model: BoardModel) -> np.ndarray:
@@ -108,8 +113,10 @@ def light_field(image: np.ndarray, kinds: np.ndarray, shown: np.ndarray, ppd: fl
     return np.clip(light, 0.2, 4.0), colour
 
 
-def empty_board(canonical: np.ndarray, model: BoardModel, position: Position) -> np.ndarray:
-    """``canonical`` (BGR) with the checkers of ``position`` taken away."""
+def empty_board(canonical: np.ndarray, model: BoardModel, position: Position,
+                looks: tuple[tuple[float, float, float], ...]) -> np.ndarray:
+    """``canonical`` (BGR) with the checkers of ``position`` taken away; ``looks`` the Lab
+    colours of both sides' checkers."""
     hidden = occupied(model, position)
     if not hidden.any():
         return canonical.copy()
@@ -146,4 +153,8 @@ def empty_board(canonical: np.ndarray, model: BoardModel, position: Position) ->
         band = out[target]
         band[ok] = total[ok] / weight[ok][:, None]
         out[target] = band
+    lab = cv2.cvtColor(canonical, cv2.COLOR_BGR2LAB).astype(np.float32)
+    far = np.min([np.linalg.norm(lab - np.float32(look), axis=2) for look in looks], axis=0)
+    seen = hidden & (kinds == CASE) & (far > RIM_SEEN)
+    out[seen] = image[seen]
     return np.clip(out, 0, 255).astype(np.uint8)
