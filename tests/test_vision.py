@@ -551,3 +551,21 @@ def test_the_rim_beside_the_openings_rows_is_kept_as_it_shows():
     obs = BoardReader(calibrate(opening)).read(frame)
     assert truth.settled and obs.settled and not obs.occlusion.hand
     assert obs.to_position() == position
+
+
+def test_a_die_explains_no_hand_the_network_sees_beside_an_arm_on_the_table():
+    """Fingertips the colour of the case over the checkers at its edge, the arm on the
+    table beside it: nothing on the board changed enough to show, and the network's hand
+    over point 3 (0.59) is doubtful, where a die lies. A die explains such a hand only away
+    from an arm: beside one, the frame is not settled."""
+    rng = np.random.default_rng(170404)
+    conditions = Conditions.random(rng, 1.0)
+    position = Position.from_points([3, 6, -3, 3, 1, -1, 1, 0, 0, -2, 0, 0, 0, 1, 0, 0, -1, 0, -3, 0, -2, -1, 0, -1],
+                                    bar=(0, 1))
+    opening, _ = render(Position.initial(), dice=(), seed=170404, style="brown", conditions=conditions,
+                        home="top-left")
+    frame, truth = render(position, dice=(2, 3), seed=7_170_404, style="brown", conditions=conditions,
+                          home="top-left", hand=Hand(target=3))
+    assert truth.occluded_points == (2, 3, 4)
+    obs = BoardReader(calibrate(opening)).read(frame)
+    assert not obs.settled and obs.occlusion.hand

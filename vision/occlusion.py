@@ -14,7 +14,9 @@ the case). Every point (across its own width, that of its checkers' row), the ba
 trays under such a region are covered (read only as honest ranges, and the frame is not
 settled); those only within ``HAND_MARGIN`` of it are in its margin, where the edges of
 fingers the change missed may lie (the reader leaves those seen where the checker network
-sees no hand); fingers found by their outline alone cover their whole margin.
+sees no hand); fingers found by their outline alone cover their whole margin. Points
+across the rim from a change on the table (an arm whose fingers, the colour of the case,
+may rest on the checkers at its edge unseen) are in the margin too, hand or not.
 
 A camera that moved no longer sees the rim and the field's lines where the
 calibration put them: the edges of the frame's canonical view are compared with the
@@ -60,9 +62,10 @@ THING = 0.6               # half the side, in diameters, of what a die or the cu
 @dataclass(frozen=True)
 class Covered:
     """Where something unexplained covers the board: the ``regions`` (booleans in
-    ``vision.strips.REGIONS`` order) under it, those only its margin reaches
-    (``margin``: the edges of fingers the change may have missed), whether it is a
-    ``hand`` and the ``share`` of the board it covers."""
+    ``vision.strips.REGIONS`` order) under it, those only its margin reaches or that lie
+    beside a change on the table reaching to the case (``margin``: the edges of fingers
+    the change may have missed, fingers the colour of the case), whether it is a ``hand``
+    and the ``share`` of the board it covers."""
 
     regions: np.ndarray
     margin: np.ndarray
@@ -219,8 +222,9 @@ class Coverage:
             hand = True
             hand_mask |= region
         none = np.zeros(len(REGIONS), bool)
+        beside_arm = np.array([(arm & m).any() for m in self.region_masks]) if arm.any() else none
         if not hand:
-            return Covered(none, none, False, 0.0)
+            return Covered(none, beside_arm, False, 0.0)
         margin = cv2.dilate(hand_mask.astype(np.uint8), self._margin).astype(bool)
         under_mask = hand_mask
         if outlined_fingers.any():
@@ -228,7 +232,7 @@ class Coverage:
             under_mask |= margin & (cv2.dilate(outlined_fingers.astype(np.uint8), self._margin) > 0)
         under = np.array([(under_mask & m).any() for m in self.region_masks])
         near = np.array([(margin & m).any() for m in self.region_masks])
-        return Covered(under, near & ~under, hand, float(margin.mean()))
+        return Covered(under, (near | beside_arm) & ~under, hand, float(margin.mean()))
 
     def _shadowed(self, lab: np.ndarray, where: np.ndarray) -> np.ndarray:
         """Which of the pixels ``where`` show the empty board in a shadow: less light on

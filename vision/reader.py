@@ -83,8 +83,8 @@ class BoardReader:
     def _hands_seen(self, hands: np.ndarray, things, margin: np.ndarray) -> np.ndarray:
         """The regions the checker network sees a hand over: a die or the cube read in a
         region explains a hand the network is not sure of there (it now and then takes
-        them for fingertips), unless the region lies in the ``margin`` of a hand found
-        (booleans in ``REGIONS`` order); a sure one stands."""
+        them for fingertips), unless the region lies in the ``margin`` of a hand found or
+        beside an arm on the table (booleans in ``REGIONS`` order); a sure one stands."""
         seen = hands > HAND
         doubtful = seen & (hands < SURE_HAND) & ~margin
         if doubtful.any() and things:
