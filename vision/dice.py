@@ -756,12 +756,12 @@ class BoardDice:
         the candidates ranked ``later``: a die where a row's checkers meet, its pips' spots
         weighed down as the gaps' are, may rank below many spots on the checkers."""
         between = self._between(candidates)
-        sure = [BETWEEN_SURE] * len(between) + [LATER_SURE] * len(later)
-        between = between + list(later)
-        if not between:
+        places = between + list(later)
+        if not places:
             return seen
-        patches, angles = self._patches(frame, between)
-        found = [s for s in self._net.dice(patches, between, SAME_DIE * self.die_side, angles=angles,
+        sure = [BETWEEN_SURE] * len(between) + [LATER_SURE] * len(later)
+        patches, angles = self._patches(frame, places)
+        found = [s for s in self._net.dice(patches, places, SAME_DIE * self.die_side, angles=angles,
                                            side=self.die_side) if s.confidence >= sure[s.best]]
 
         def near(a: Seen, b: Seen) -> bool:
