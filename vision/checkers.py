@@ -31,9 +31,12 @@ HAND = 0.5                  # probability of a hand over a region above which it
 SURE_HAND = 0.8             # ... above which nothing read there explains it away
 CERTAIN_HAND = 0.98         # ... above which a count the network is sure of is not read there
 SURE_COUNT = 0.9999         # probability of a region's likeliest count above which it stands beside a hand
+DOUBTFUL_HAND = 0.1         # a region with a hand above this, or a count other than its likeliest
+DOUBTFUL_COUNT = 0.001      # above this, is read again mirrored and with the sides' colours exchanged
 
 _WHITE = np.array([c if c <= MOST else 0 for c in range(CLASSES)])
 _BLACK = np.array([c - MOST if c > MOST else 0 for c in range(CLASSES)])
+_EXCHANGED = np.array([0] + [k + MOST for k in range(1, MOST + 1)] + list(range(1, MOST + 1)))  # class, sides exchanged
 _WHITE_CLASSES = np.arange(MOST + 1)                                # White's count k: class k
 _BLACK_CLASSES = np.array([0] + [MOST + k for k in range(1, MOST + 1)])  # Black's count k
 
@@ -115,6 +118,11 @@ def joint(probabilities: np.ndarray, unknown: np.ndarray, checkers: int) -> np.n
     return marginals / np.maximum(marginals.sum(axis=1, keepdims=True), 1e-300)
 
 
+def _log_odds(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, np.float64), 1e-12, 1.0 - 1e-12)
+    return np.log(p) - np.log1p(-p)
+
+
 def point_read(number: int, marginal: np.ndarray, occluded: bool) -> PointRead:
     """A point's reading from its class probabilities: the likeliest count and its
     colour, the range of every count possible (from 0 when either colour is)."""
@@ -175,9 +183,37 @@ class CheckerCounter:
         self.no_trays = calibration.model.tray_width <= 0
 
     def read(self, frame: np.ndarray) -> Counts:
-        """The counts in a BGR frame, with the regions the network sees a hand over unknown."""
-        out = self.network(self.cutter.features(self.cutter.cut(frame)))
-        return self.weigh(out["counts"], out["covered"])
+        """The counts in a BGR frame, with the regions the network sees a hand over unknown.
+        A region the network is in doubt about (``DOUBTFUL_HAND``, ``DOUBTFUL_COUNT``) is
+        read four ways, as it is and mirrored across, each with the sides' colours as they
+        are and exchanged (the network learned all four as the same region), and the four
+        readings averaged (their log-probabilities): a doubt that comes from one look at the
+        pixels, not from what the region shows, mostly goes."""
+        features = self.cutter.features(self.cutter.cut(frame))
+        out = self.network(features)
+        probabilities, hands = out["counts"], out["covered"]
+        doubtful = np.flatnonzero((hands > DOUBTFUL_HAND) | (np.sort(probabilities, axis=1)[:, -2] > DOUBTFUL_COUNT))
+        if len(doubtful):
+            probabilities[doubtful], hands[doubtful] = self._four_ways(features[doubtful], probabilities[doubtful],
+                                                                       hands[doubtful])
+        return self.weigh(probabilities, hands)
+
+    def _four_ways(self, features: np.ndarray, probabilities: np.ndarray,
+                   hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The average reading of strips' ``features`` (whose plain reading is given) mirrored
+        across and with the sides exchanged: geometric mean of the count probabilities,
+        mean of the hand's log-odds."""
+        mirrored = features[..., ::-1]
+        exchanged = features.copy()
+        exchanged[:, 4] *= -1.0
+        both = exchanged[..., ::-1]
+        again = self.network(np.concatenate([mirrored, exchanged, both]))
+        counts = np.split(again["counts"], 3)
+        looks = [probabilities, counts[0], counts[1][:, _EXCHANGED], counts[2][:, _EXCHANGED]]
+        logs = np.mean([np.log(np.maximum(p, 1e-300)) for p in looks], axis=0)
+        averaged = np.exp(logs - logs.max(axis=1, keepdims=True))
+        odds = np.mean([_log_odds(h) for h in (hands, *np.split(again["covered"], 3))], axis=0)
+        return averaged / averaged.sum(axis=1, keepdims=True), 1.0 / (1.0 + np.exp(-odds))
 
     def weigh(self, probabilities: np.ndarray, hands: np.ndarray, covered: np.ndarray | None = None) -> Counts:
         """The network's reading weighed together, the ``covered`` regions (booleans; by
