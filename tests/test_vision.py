@@ -12,7 +12,7 @@ import pytest
 from controller.cli import main
 from engine.position import WHITE, Position
 from hardware.sim.render_optics import CameraPose, Lighting, Sensor
-from hardware.sim.render_sequence import TableCamera, random_position
+from hardware.sim.render_sequence import TableCamera, bearoff_position, random_position
 from hardware.sim.renderer import Conditions, Cube, Die, Hand, Scene, render
 from hardware.sim.scene import BOARD_BUILDS
 from vision.board_fit import Lens
@@ -317,14 +317,14 @@ def test_a_hand_over_a_pile_leaves_an_honest_range(tournament):
     assert obs.admits(position) and not obs.point(6).certain
 
 
-def drawn_table(seed: int, style: str, home: str, hand: bool = False):
+def drawn_table(seed: int, style: str, home: str, hand: bool = False, bearoff: bool = False):
     """A scene drawn as the vision bench draws one: the opening frame, then a frame of a
-    position reached by random play with two dice thrown, with a hand reaching for a point
-    if ``hand``; (opening, frame, truth, dice)."""
+    position reached by random play (in the bear-off if ``bearoff``) with two dice thrown,
+    with a hand reaching for a point if ``hand``; (opening, frame, truth, dice)."""
     rng = np.random.default_rng(seed)
     conditions = Conditions.random(rng, 1.0)
     opening, _ = render(Position.initial(), dice=(), seed=seed, style=style, conditions=conditions, home=home)
-    position = random_position(rng, int(rng.integers(0, 80)))
+    position = bearoff_position(rng) if bearoff else random_position(rng, int(rng.integers(0, 80)))
     reaching = Hand(target=int(rng.integers(1, 25))) if hand else None
     dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
     frame, truth = render(position, dice=dice, seed=seed + 7_000_000, style=style, conditions=conditions, home=home,
@@ -436,6 +436,19 @@ def test_a_die_or_the_cube_explains_a_hand_the_network_is_unsure_of_there(tourna
     margin = clear.copy()
     margin[[1, 2]] = True                                     # points 2 and 3 beside a hand the change found
     assert list(np.flatnonzero(reader._hands_seen(hands, [die, cube], margin))) == [2, 3, 9]
+
+
+@pytest.mark.parametrize("seed, style, home, off", [(900017, "inlaid", "bottom-left", {"white": 11, "black": 3}),
+                                                   (900086, "blue", "top-left", {"white": 13, "black": 0})])
+def test_checkers_standing_in_a_tray_may_show_over_its_sides_and_end(seed, style, home, off):
+    """Bear-off tuning seeds: White's checkers stand in their tray, a diameter high, and
+    the camera, tilted, sees their tops a third of a diameter over the tray's side (900017)
+    or its outer end (900086, where their outline beside a cup below the case looked like
+    fingers) on the rim. They are the tray's checkers, not a hand: the frame settles."""
+    opening, frame, truth, _ = drawn_table(seed, style, home, bearoff=True)
+    assert truth.settled and truth.off == off
+    obs = BoardReader(calibrate(opening)).read(frame)
+    assert obs.settled and obs.to_position() == truth.position
 
 
 def test_a_hand_only_the_network_sees_keeps_the_frame_unsettled():

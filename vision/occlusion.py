@@ -57,6 +57,7 @@ SHADOW_FAINTEST = 0.97    # ... and at most this
 SHADOW_HUE = 5.0          # a*, b* off the empty board's scaled by as much, within this ...
 SHADOW_SHARE = 0.15       # ... and this share of the empty board's chroma
 THING = 0.6               # half the side, in diameters, of what a die or the cube accounts for
+TRAY_LEAN = 0.5           # diameters beyond a tray's sides and end its checkers' tops may show (a diameter high)
 
 
 @dataclass(frozen=True)
@@ -284,10 +285,10 @@ def explained_mask(model, highest: np.ndarray, shape, things: Sequence[tuple[flo
     largest possible count, in ``vision.strips.REGIONS`` order): ``OUTLINED`` where their
     outlines may lie, a disc a little larger than a checker in each slot of a row (with
     its shadow), the whole row of a pile, the bar's column and the filled part of each
-    tray, and a square round each of the ``things`` read (the canonical centres of the
-    dice and the cube), leaning and shadow included; ``BESIDE`` (a change there, not an
-    outline, is theirs) the band beside a row's checkers, who lie a little off their
-    point's centre line."""
+    tray (``TRAY_LEAN`` over its sides and end: its checkers stand up), and a square
+    round each of the ``things`` read (the canonical centres of the dice and the cube),
+    leaning and shadow included; ``BESIDE`` (a change there, not an outline, is theirs)
+    the band beside a row's checkers, who lie a little off their point's centre line."""
     mask = np.zeros(shape, np.uint8)
     s = model.ppd
     for x, y in things:
@@ -313,7 +314,8 @@ def explained_mask(model, highest: np.ndarray, shape, things: Sequence[tuple[flo
         elif region[0] == "bar":
             length, half = min(count + 1.5, model.field_height / 2), 0.75
         else:
-            length, half = (count + 1.5) * ON_EDGE_STEP + 0.2, model.tray_width / 2
+            base = base - along * TRAY_LEAN * s
+            length, half = (count + 1.5) * ON_EDGE_STEP + 0.2 + TRAY_LEAN, model.tray_width / 2 + TRAY_LEAN
         side, reach = across * half * s, along * length * s
         corners = np.array([base - side, base + side, base + side + reach, base - side + reach])
         cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), OUTLINED)
