@@ -23,7 +23,7 @@ from vision.checkers import CLASSES, CheckerCounter, Counts, count_class, positi
 from vision.observation import DieRead, Observation, PointRead
 from vision.occlusion import FINGERS, Coverage
 from vision.reader import BoardReader
-from vision.strips import BAR, REGIONS, regions_at
+from vision.strips import BAR, REGIONS, SIDE, regions_at
 
 CLEAN = Conditions.clean()
 MIDGAME = Position.from_points({1: 2, 6: 4, 8: 3, 13: 4, 3: 2, 12: -5, 17: -3, 19: -5, 24: -2})
@@ -501,7 +501,7 @@ class _Looks:
 
     def __call__(self, batch: np.ndarray) -> dict:
         self.batches.append(len(batch))
-        exchanged = batch[:, 4, 0, 0] < 0
+        exchanged = batch[:, SIDE, 0, 0] < 0
         counts = np.full((len(batch), CLASSES), 1e-9)
         counts[:, count_class(3)] = np.where(exchanged, 0.1, 0.55)
         counts[:, count_class(-3)] = np.where(exchanged, 0.9, 0.45)
@@ -523,7 +523,7 @@ def test_a_doubtful_region_is_read_four_ways_with_the_sides_exchanged_back(tourn
     counter = CheckerCounter(cal, network=network)
     strips = np.ones((len(REGIONS), 5, 120, 32), np.float32)  # every region sure of itself...
     strips[[2, 9], 0] = -1.0                                  # ...but points 3 and 10
-    strips[:, 4] = 1.0
+    strips[:, SIDE] = 1.0
     monkeypatch.setattr(counter.cutter, "cut", lambda frame: frame)
     monkeypatch.setattr(counter.cutter, "features", lambda cut: strips)
     counts = counter.read(np.zeros((1, 1, 3), np.uint8))

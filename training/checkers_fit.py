@@ -20,7 +20,7 @@ from torch import nn
 from training.kit import export, fit_temperature, train
 from vision.checkers import CLASSES
 from vision.nets import Output
-from vision.strips import CHANNELS, REGIONS, STRIP_LENGTH, STRIP_WIDTH, features
+from vision.strips import CHANNELS, REGIONS, SIDE, STRIP_LENGTH, STRIP_WIDTH, features
 
 NAME = "checkers"
 
@@ -116,7 +116,7 @@ class Scenes:
         scenes = self.scene_of[frames]
         out = features(self.strips[frames, regions], self.empties[scenes, regions], self.sides[scenes])
         if swap is not None:
-            out[swap, 4] *= -1.0
+            out[swap, SIDE] *= -1.0
         if flip is not None:
             out[flip] = out[flip, :, :, ::-1]
         return out

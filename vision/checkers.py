@@ -21,7 +21,7 @@ from engine.position import BLACK, WHITE, Position
 from vision.calibration import Calibration
 from vision.nets import Network
 from vision.observation import PointRead
-from vision.strips import BAR, REGIONS, TRAY, StripCutter
+from vision.strips import BAR, REGIONS, SIDE, TRAY, StripCutter
 
 NETWORK = "checkers"
 MOST = 15                   # the most checkers a count class names
@@ -36,7 +36,7 @@ DOUBTFUL_COUNT = 0.001      # above this, is read again mirrored and with the si
 
 _WHITE = np.array([c if c <= MOST else 0 for c in range(CLASSES)])
 _BLACK = np.array([c - MOST if c > MOST else 0 for c in range(CLASSES)])
-_EXCHANGED = np.array([0] + [k + MOST for k in range(1, MOST + 1)] + list(range(1, MOST + 1)))  # class, sides exchanged
+_EXCHANGED = np.array([0] + [k + MOST for k in range(1, MOST + 1)] + list(range(1, MOST + 1)))  # each class, sides swapped
 _WHITE_CLASSES = np.arange(MOST + 1)                                # White's count k: class k
 _BLACK_CLASSES = np.array([0] + [MOST + k for k in range(1, MOST + 1)])  # Black's count k
 
@@ -119,6 +119,7 @@ def joint(probabilities: np.ndarray, unknown: np.ndarray, checkers: int) -> np.n
 
 
 def _log_odds(p: np.ndarray) -> np.ndarray:
+    """log(p / (1 - p)), kept finite at 0 and 1."""
     p = np.clip(np.asarray(p, np.float64), 1e-12, 1.0 - 1e-12)
     return np.log(p) - np.log1p(-p)
 
@@ -205,7 +206,7 @@ class CheckerCounter:
         mean of the hand's log-odds."""
         mirrored = features[..., ::-1]
         exchanged = features.copy()
-        exchanged[:, 4] *= -1.0
+        exchanged[:, SIDE] *= -1.0
         both = exchanged[..., ::-1]
         again = self.network(np.concatenate([mirrored, exchanged, both]))
         counts = np.split(again["counts"], 3)

@@ -23,6 +23,7 @@ STRIP_LENGTH = 120      # pixels along a strip
 STRIP_PPD = 18.0        # strip pixels per checker diameter
 BEFORE = 0.35           # diameters of the strip before the region's base
 CHANNELS = 5            # lightness, a, b, change from the empty board, side
+SIDE = 4                # the channel of which side's colour a pixel is nearer (+White, -Black)
 
 #: The regions in their order: White's points 1..24, the bar's halves, the trays.
 REGIONS: tuple = tuple(range(1, 25)) + (("bar", "white"), ("bar", "black"), ("off", "white"), ("off", "black"))
@@ -125,7 +126,7 @@ def features(lab: np.ndarray, empty_lab: np.ndarray, sides: np.ndarray) -> np.nd
     out[:, 3] = _distance(lab, empty_lab, CHANGE_LIGHTNESS) * (1 / 40.0)
     to_white = _distance(lab, sides[..., 0, :], SIDE_LIGHTNESS)
     to_black = _distance(lab, sides[..., 1, :], SIDE_LIGHTNESS)
-    out[:, 4] = (to_black - to_white) / (to_black + to_white + 8.0)
+    out[:, SIDE] = (to_black - to_white) / (to_black + to_white + 8.0)
     return out
 
 
