@@ -23,7 +23,7 @@ from vision.checkers import CLASSES, CheckerCounter, Counts, count_class, positi
 from vision.observation import DieRead, Observation, PointRead
 from vision.occlusion import FINGERS, Coverage
 from vision.reader import BoardReader
-from vision.strips import BAR, REGIONS, SIDE, regions_at
+from vision.strips import BAR, CHANNELS, REGIONS, SIDE, STRIP_LENGTH, STRIP_WIDTH, regions_at
 
 CLEAN = Conditions.clean()
 MIDGAME = Position.from_points({1: 2, 6: 4, 8: 3, 13: 4, 3: 2, 12: -5, 17: -3, 19: -5, 24: -2})
@@ -521,8 +521,8 @@ def test_a_doubtful_region_is_read_four_ways_with_the_sides_exchanged_back(tourn
     _, _, cal = tournament
     network = _Looks()
     counter = CheckerCounter(cal, network=network)
-    strips = np.ones((len(REGIONS), 5, 120, 32), np.float32)  # every region sure of itself...
-    strips[[2, 9], 0] = -1.0                                  # ...but points 3 and 10
+    strips = np.ones((len(REGIONS), CHANNELS, STRIP_LENGTH, STRIP_WIDTH), np.float32)
+    strips[[2, 9], 0] = -1.0                # every region sure of itself but points 3 and 10
     strips[:, SIDE] = 1.0
     monkeypatch.setattr(counter.cutter, "cut", lambda frame: frame)
     monkeypatch.setattr(counter.cutter, "features", lambda cut: strips)

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from training.kit import export, fit_temperature, train
-from vision.checkers import CLASSES
+from vision.checkers import CLASSES, EXCHANGED
 from vision.nets import Output
 from vision.strips import CHANNELS, REGIONS, SIDE, STRIP_LENGTH, STRIP_WIDTH, features
 
@@ -124,8 +124,7 @@ class Scenes:
     def labels(self, frames: np.ndarray, regions: np.ndarray, swap: np.ndarray | None = None):
         c = self.classes[frames, regions].copy()
         if swap is not None:
-            s = swap & (c > 0)
-            c[s] = np.where(c[s] <= 15, c[s] + 15, c[s] - 15)
+            c[swap] = EXCHANGED[c[swap]]
         return c, self.covered[frames, regions]
 
 

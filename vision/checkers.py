@@ -36,7 +36,6 @@ DOUBTFUL_COUNT = 0.001      # above this, is read again mirrored and with the si
 
 _WHITE = np.array([c if c <= MOST else 0 for c in range(CLASSES)])
 _BLACK = np.array([c - MOST if c > MOST else 0 for c in range(CLASSES)])
-_EXCHANGED = np.array([0] + [k + MOST for k in range(1, MOST + 1)] + list(range(1, MOST + 1)))  # each class, sides swapped
 _WHITE_CLASSES = np.arange(MOST + 1)                                # White's count k: class k
 _BLACK_CLASSES = np.array([0] + [MOST + k for k in range(1, MOST + 1)])  # Black's count k
 
@@ -44,6 +43,10 @@ _BLACK_CLASSES = np.array([0] + [MOST + k for k in range(1, MOST + 1)])  # Black
 def count_class(signed: int) -> int:
     """The class of a signed count (+White, -Black)."""
     return signed if signed >= 0 else MOST - signed
+
+
+#: Each class as the other side's: what a region reads as with the sides' colours exchanged.
+EXCHANGED = np.array([count_class(-signed) for signed in _WHITE - _BLACK])
 
 
 def position_classes(position: Position) -> np.ndarray:
@@ -210,7 +213,7 @@ class CheckerCounter:
         both = exchanged[..., ::-1]
         again = self.network(np.concatenate([mirrored, exchanged, both]))
         counts = np.split(again["counts"], 3)
-        looks = [probabilities, counts[0], counts[1][:, _EXCHANGED], counts[2][:, _EXCHANGED]]
+        looks = [probabilities, counts[0], counts[1][:, EXCHANGED], counts[2][:, EXCHANGED]]
         logs = np.mean([np.log(np.maximum(p, 1e-300)) for p in looks], axis=0)
         averaged = np.exp(logs - logs.max(axis=1, keepdims=True))
         odds = np.mean([_log_odds(h) for h in (hands, *np.split(again["covered"], 3))], axis=0)
