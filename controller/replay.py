@@ -113,14 +113,18 @@ def replay(match_file: str | Path, out: str | Path, seed: int = 0, journal_dir: 
     """Play ``match_file`` at the simulated table and record it to ``out`` (and its ``.sgf``).
 
     ``eyes`` turns a camera frame into an observation; by default vision calibrates
-    on the opening position and reads every frame.
+    on the opening position and reads every frame. Without ``journal_dir`` the journal
+    lives in a temporary folder removed when the replay ends.
     """
+    if journal_dir is None:
+        with tempfile.TemporaryDirectory(prefix="bgref-replay-") as folder:
+            return replay(match_file, out, seed, folder, mistakes, size, fps, difficulty, style, progress, eyes)
     path = Path(match_file)
     source = check_match(read_mat(path.read_text(encoding="utf-8", errors="replace"), str(path)))
     record = source.record
     started = time.perf_counter()
     variant = record.rules.variant
-    folder = Path(journal_dir) if journal_dir else Path(tempfile.mkdtemp(prefix="bgref-replay-"))
+    folder = Path(journal_dir)
     journal = Journal(folder / "replay.journal")
     log = open_match(journal, record.players, record.rules)
     game_index, entry_index = _resume_point(log)

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from dataclasses import replace
@@ -40,9 +41,13 @@ def run(shared_data, name, tmp_path, **kw):
 
 
 @pytest.mark.parametrize("name", [SHORT, RESIGNED])
-def test_a_replayed_match_is_recorded_exactly(shared_data, tmp_path, name):
+def test_a_replayed_match_is_recorded_exactly(shared_data, tmp_path, name, monkeypatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     result = run(shared_data, name, tmp_path, seed=3)
     assert result.same_match, result.differences
+    assert not any(scratch.iterdir()), "the temporary journal is removed when the replay ends"
     assert result.tally.false_alarms == 0
     written = check_match(read_mat((tmp_path / "out.mat").read_text(), "out.mat"))
     source = check_match(read_mat((shared_data / "matches" / name).read_text(), name))
