@@ -1028,11 +1028,14 @@ def test_light_on_a_points_colours_is_no_hand():
     """A lamp's pool, a glare or a shadow on the field shows a cell's own colours under
     more or less light, with its own edges: ``_light`` gives how much (the cell's colour
     against its reference's). A hand has its colours and outline, and a grey sleeve over a
-    black point shows more than a lamp gives."""
+    black point shows more than a lamp gives. A strong glare clips what it lights (a
+    channel at the sensor's white) and flattens its texture."""
     cream, red, black = (200, 215, 225), (40, 40, 160), (30, 30, 30)
     cases = [(cream, np.multiply(cream, 1.15), 0, True),          # a lamp's pool on the field
              (red, np.multiply(red, 1.5), 0, True),               # ... on a red point
              (red, np.add(np.multiply(red, 1.3), 38), 0, True),   # ... with a glare's white on it
+             (red, np.add(red, 95), -8, True),                    # a strong glare: red clipped, texture flat
+             (cream, np.add(cream, 50), -8, True),                # ... the field clipped white
              (black, np.multiply(black, 2.3), 0, True),           # a glare on a black point
              (black, (150, 150, 150), 0, False),                  # a grey sleeve over it
              (cream, (140, 165, 205), 0, False),                  # skin over the field

@@ -58,7 +58,8 @@ BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare po
 MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
 MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered
 MAYBE_LIT = (0.5, 4.0)  # a patch lit this much throughout (a shadow, a lamp over black points) is no hand ...
-GLARE = (0.0, 0.05, 0.1, 0.15, 0.2)  # ... a glare's white (BGR 0..1) added to its cells' colours
+GLARE = tuple(np.arange(0.0, 0.46, 0.05))  # ... a glare's white (BGR 0..1) added to its cells' colours
+SATURATED = 0.97        # a BGR channel (0..1) this high may be clipped by the sensor
 MIRRORED = 0.75          # a mirrored pairing of the points' colours fits this many times as near as the usual
 LIT_GAP = 2             # cells standing out this many cells apart (even) are one patch when the light is judged
 SAME_HUE = 0.05         # a lit cell's colours, give or take this share of them, its edges within DIFFERENT
@@ -321,19 +322,26 @@ def _standing_out(bare: np.ndarray, distance: np.ndarray, spread: np.ndarray) ->
 
 def _light(colours: np.ndarray, reference: np.ndarray, glare=GLARE, edges_lit: bool = True) -> np.ndarray:
     """How much light (a gain on BGR, a glare's in it) shows each cell as its reference's
-    colours under that light, within ``SAME_HUE``, a glare's white (one of ``glare``) added,
-    with its edges within ``DIFFERENT`` (of the reference's, or, ``edges_lit``, of them
-    under the light or under none: a cell the light's edge crosses shows both); NaN where
-    none does or the gain lies beyond ``MAYBE_LIT``. A lamp's pool, a glare or a shadow
-    changes how much light falls on the field, not its colours or drawing; a hand has its
-    own colours and outline."""
+    colours under that light, within ``SAME_HUE``, a glare's white (one of ``glare``) added
+    and what passes the sensor's white clipped (a channel at ``SATURATED`` tells nothing of
+    the gain), with its edges within ``DIFFERENT`` (of the reference's, or, ``edges_lit``,
+    of them under the light or under none: a cell the light's edge crosses shows both;
+    under a glare, down to none: added white flattens lightness steps and a clipped
+    channel shows no texture); NaN where none does or the gain lies beyond ``MAYBE_LIT``.
+    A lamp's pool, a glare or a shadow changes how much light falls on the field, not its
+    colours or drawing; a hand has its own colours and outline."""
     cell, ref = (_bgr(c[..., :3])[..., None, :] for c in (colours, reference))
     white = np.asarray(glare, np.float64)[:, None]
     scale = np.maximum(np.linalg.norm(ref, axis=-1), 1e-3)
-    lit = ((cell - white) * ref).sum(axis=-1)[..., None] / scale[..., None] ** 2 * ref + white
+    saturated = cell >= SATURATED
+    told = np.where(saturated.all(axis=-1, keepdims=True), True, ~saturated)
+    gain_on_ref = ((cell - white) * ref * told).sum(axis=-1) / np.maximum((ref * ref * told).sum(axis=-1), 1e-6)
+    lit = np.minimum(gain_on_ref[..., None] * ref + white, 1.0)
     gain = np.linalg.norm(lit, axis=-1) / scale
     edges, own = colours[..., 3:4], reference[..., 3:4]
-    lit_edges = np.clip(edges, np.minimum(gain, 1) * own, np.maximum(gain, 1) * own) if edges_lit else own
+    flattened = (white > 0)[..., 0] | saturated.any(axis=-1)
+    lowest = np.where(flattened, 0.0, np.minimum(gain, 1) * own)
+    lit_edges = np.clip(edges, lowest, np.maximum(gain, 1) * own) if edges_lit else own
     fits = ((np.linalg.norm(cell - lit, axis=-1) <= SAME_HUE * np.linalg.norm(lit, axis=-1))
             & (MAYBE_LIT[0] <= gain) & (gain <= MAYBE_LIT[1]) & (np.abs(edges - lit_edges) < DIFFERENT))
     first = fits.argmax(axis=-1)[..., None]
