@@ -392,7 +392,7 @@ def _face_pixels(lab: np.ndarray, x: float, y: float, radius: float, centres: np
     return lab[y0:y1, x0:x1][mask]
 
 
-LOWER_BASE = 1.05   # radii from its point's base past which a pile's base-most checker may lie on another
+LOWER_BASE = 0.9    # radii from its point's base past which a pile's base-most checker may lie on another
 LOWER_RIM = 20.0    # Lab units its rim (or the shade round it) stands from its face's colour at least
 LOWER_DIP = 0.75    # past the rim the face's colour (or the shade on it) shows again, within this share of the
 LOWER_RISE = 0.5    # rim's contrast, and then another rim: this share of the first's, rising out of that dip
