@@ -25,7 +25,7 @@ from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced,
                           _discs_and_field, _field_like, _fifteen, _home_corner, _point_number, _read_position,
-                          _stack_uppers, _under_pyramid, _uppers_wanted, _working_copy, import_photo)
+                          _plain_upper, _stack_uppers, _under_pyramid, _uppers_wanted, _working_copy, import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
                                 field_colour, find_field, refine)
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
@@ -334,6 +334,22 @@ def test_a_pile_hiding_what_its_colour_lacks_once_a_phantom_is_dropped_gives_the
     read = import_photo(image, white="light", home="top-right")
     assert read.observation.point(19).count == 6 and read.observation.point(21).count_range == (2, 2)
     assert read.position == position, read.reason
+
+
+def test_a_stack_that_shows_plainly_hides_checkers_whatever_its_colour_lacks():
+    """An inlaid board at difficulty 0.5 (seed 972019): six light checkers on point 6, the
+    sixth on the row's base-most one, its crescent showing, and a phantom beside the lone
+    light checker on point 24 (its light triangle and the grain beside it). Light looked
+    complete, so the stack hid nothing it lacked and was dropped: a wrong position. A
+    stack whose upper row fits its places far better than an even row does
+    (``_plain_upper``) hides its checkers whatever the colour lacks: light has sixteen and
+    no position is made."""
+    image, truth, position = _seeded_render(972019, style="inlaid", size=(1280, 720), difficulty=0.5)
+    assert position.points()[5] == 6 and position.points()[23] == 1
+    read = import_photo(image, white="light", home="top-right")
+    assert read.position is None and read.observation.point(6).count == 6
+    assert _plain_upper({1: 0.025, 2: 0.112, 3: 0.139, 4: 0.145, 5: 0.099}) == 1   # point 6's row
+    assert _plain_upper({1: 0.06, 2: 0.08, 3: 0.07, 4: 0.05, 5: 0.02}) == 0       # an even row of five
 
 
 def _piled_frame(centres: list[tuple[int, int]], base: int = 160) -> np.ndarray:

@@ -84,6 +84,7 @@ UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this ma
 UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
 STACK_SHIFT = 0.25      # diameters: a stack's upper checker lies this far toward the tip from the one under it
 STACK_SLACK = 0.02      # steps: an upper row's count fitting its places this much worse than the best may be it
+PLAIN_STACK = 0.5       # ... and one fitting them this share of an even row's misfit or better shows plainly
 HALF_SLOT = 0.6         # diameters: a step this short in a pile is half its row's (a pyramid's) ...
 ON_SLOT = 0.35          # ... whose checkers lie within this many half steps of a slot or a half slot
 SLIVER = 0.6            # ... and a disc whose outline shows less than this share of the pile's is a sliver
@@ -456,9 +457,12 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     (then those are no checkers: ``_fifteen`` drops them), its stacks' upper rows counted
     to fit that where their places allow (``_uppers_wanted``); short of more, a checker
     went unseen elsewhere too; of fewer, a crescent was a row's first checker's shadow or
-    rim. Its pyramids' alone are counted when those are at least that: a pyramid's shape
-    is firmer evidence than a count, so one hiding more means a checker taken is none,
-    and the colour's count past fifteen makes no position. Stacks' hidden checkers are
+    rim, unless a stack's upper row shows plainly (``_plain_upper``): its checkers are
+    hidden whatever the colour lacks, and a colour past fifteen makes no position (a
+    checker taken elsewhere is none: a point's own drawing beside a row). Its pyramids'
+    alone are counted when those are at least that: a pyramid's shape is firmer evidence
+    than a count, so one hiding more means a checker taken is none, and the colour's
+    count past fifteen makes no position. Stacks' hidden checkers are
     put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence.
     ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
@@ -502,9 +506,19 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
         if uppers is not None:
             counted += under_pyramids[colour]
             counted += [c for (under, _), n in zip(stacks[colour], uppers) for c in under[:n]]
-        elif pyramids >= short[colour]:
+            continue
+        if pyramids >= short[colour]:
             counted += under_pyramids[colour]
+        counted += [c for under, fits in stacks[colour] for c in under[:_plain_upper(fits)]]
     return counted
+
+
+def _plain_upper(fits: dict[int, float]) -> int:
+    """How many checkers a stack's upper row plainly holds (``fits`` from ``_stack_uppers``):
+    its best count of a row with a lower one showing past it, when that fits the places
+    ``PLAIN_STACK`` times as well as an even row or better, else none."""
+    best = min((n for n in fits if n < max(fits)), key=fits.get, default=0)
+    return best if best and fits[best] <= PLAIN_STACK * fits[max(fits)] else 0
 
 
 def _uppers_wanted(fits: list[dict[int, float]], wanted: set[int]) -> tuple[int, ...] | None:
