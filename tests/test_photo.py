@@ -348,8 +348,9 @@ def test_a_stack_that_shows_plainly_hides_checkers_whatever_its_colour_lacks():
     assert position.points()[5] == 6 and position.points()[23] == 1
     read = import_photo(image, white="light", home="top-right")
     assert read.position is None and read.observation.point(6).count == 6
-    assert _plain_upper({1: 0.025, 2: 0.112, 3: 0.139, 4: 0.145, 5: 0.099}) == 1   # point 6's row
-    assert _plain_upper({1: 0.06, 2: 0.08, 3: 0.07, 4: 0.05, 5: 0.02}) == 0       # an even row of five
+    row = {1: 0.025, 2: 0.112, 3: 0.139, 4: 0.145, 5: 0.099}                      # point 6's row
+    assert _plain_upper(row, 5) == 1 and _plain_upper(row, 6) == 0    # ... its crescent found as a disc
+    assert _plain_upper({1: 0.06, 2: 0.08, 3: 0.07, 4: 0.05, 5: 0.02}, 5) == 0    # an even row of five
 
 
 def _piled_frame(centres: list[tuple[int, int]], base: int = 160) -> np.ndarray:

@@ -466,8 +466,9 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence.
     ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
-    # each stack's hidden checkers (a row's worth, base first) and its upper row's fit by count
-    stacks: dict[str, list[tuple[list[PhotoChecker], dict[int, float]]]] = {colour: [] for colour in COLOURS}
+    # each stack's hidden checkers (a row's worth, base first), its upper row's fit by count
+    # and the checkers found on its point
+    stacks: dict[str, list[tuple[list[PhotoChecker], dict[int, float], int]]] = {colour: [] for colour in COLOURS}
 
     def base_of(c: PhotoChecker) -> np.ndarray:
         """The nearest point of the base of ``c``'s point."""
@@ -494,7 +495,7 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
             under_stack.append(PhotoChecker(
                 base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius, first.colour,
                 UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
-        stacks[first.colour].append((under_stack, _stack_uppers(stack[:ROW])))
+        stacks[first.colour].append((under_stack, _stack_uppers(stack[:ROW]), len(stack)))
     short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour)
              - _in_trays(trays, colour, _one_quarter(checkers, colour)) for colour in COLOURS}
     off = {colour: sum(1 for c in checkers if c.colour == colour and c.place == "off") for colour in COLOURS}
@@ -502,23 +503,25 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     for colour in COLOURS:
         pyramids = len(under_pyramids[colour])
         wanted = {short[colour] - pyramids, short[colour] + off[colour] - pyramids}
-        uppers = _uppers_wanted([fits for _, fits in stacks[colour]], wanted)
+        uppers = _uppers_wanted([fits for _, fits, _ in stacks[colour]], wanted)
         if uppers is not None:
             counted += under_pyramids[colour]
-            counted += [c for (under, _), n in zip(stacks[colour], uppers) for c in under[:n]]
+            counted += [c for (under, _, _), n in zip(stacks[colour], uppers) for c in under[:n]]
             continue
         if pyramids >= short[colour]:
             counted += under_pyramids[colour]
-        counted += [c for under, fits in stacks[colour] for c in under[:_plain_upper(fits)]]
+        counted += [c for under, fits, seen in stacks[colour] for c in under[:_plain_upper(fits, seen)]]
     return counted
 
 
-def _plain_upper(fits: dict[int, float]) -> int:
-    """How many checkers a stack's upper row plainly holds (``fits`` from ``_stack_uppers``):
-    its best count of a row with a lower one showing past it, when that fits the places
-    ``PLAIN_STACK`` times as well as an even row or better, else none."""
+def _plain_upper(fits: dict[int, float], seen: int) -> int:
+    """How many checkers a stack plainly hides (``fits`` from ``_stack_uppers``, ``seen``
+    checkers found on its point): as many as its upper row holds, its best count of a row
+    with a lower one showing past it, when that fits the places ``PLAIN_STACK`` times as
+    well as an even row or better (else none), less those found beyond the ``ROW`` a
+    stack shows (a crescent found as a disc of its own)."""
     best = min((n for n in fits if n < max(fits)), key=fits.get, default=0)
-    return best if best and fits[best] <= PLAIN_STACK * fits[max(fits)] else 0
+    return max(0, min(best, ROW + best - seen)) if best and fits[best] <= PLAIN_STACK * fits[max(fits)] else 0
 
 
 def _uppers_wanted(fits: list[dict[int, float]], wanted: set[int]) -> tuple[int, ...] | None:
