@@ -118,7 +118,8 @@ def replay(match_file: str | Path, out: str | Path, seed: int = 0, journal_dir: 
     """
     if journal_dir is None:
         with tempfile.TemporaryDirectory(prefix="bgref-replay-") as folder:
-            return replay(match_file, out, seed, folder, mistakes, size, fps, difficulty, style, progress, eyes)
+            return replay(match_file, out, seed=seed, journal_dir=folder, mistakes=mistakes, size=size, fps=fps,
+                          difficulty=difficulty, style=style, progress=progress, eyes=eyes)
     path = Path(match_file)
     source = check_match(read_mat(path.read_text(encoding="utf-8", errors="replace"), str(path)))
     record = source.record
