@@ -520,8 +520,14 @@ def _plain_upper(fits: dict[int, float], seen: int) -> int:
     with a lower one showing past it, when that fits the places ``PLAIN_STACK`` times as
     well as an even row or better (else none), less those found beyond the ``ROW`` a
     stack shows (a crescent found as a disc of its own)."""
-    best = min((n for n in fits if n < max(fits)), key=fits.get, default=0)
+    best = _best_upper(fits)
     return max(0, min(best, ROW + best - seen)) if best and fits[best] <= PLAIN_STACK * fits[max(fits)] else 0
+
+
+def _best_upper(fits: dict[int, float]) -> int:
+    """A stack's best count of an upper row with a lower one showing past it (fewer than
+    its row's checkers; ``fits`` from ``_stack_uppers``), 0 for a row of one."""
+    return min((n for n in fits if n < max(fits)), key=fits.get, default=0)
 
 
 def _uppers_wanted(fits: list[dict[int, float]], wanted: set[int]) -> tuple[int, ...] | None:
@@ -532,7 +538,7 @@ def _uppers_wanted(fits: list[dict[int, float]], wanted: set[int]) -> tuple[int,
     ``STACK_SLACK`` of each stack's best and hide what is wanted, the best fitting
     first. A row wholly of upper checkers lies as evenly as one with a single upper
     checker at its base: only what the colour lacks tells them apart."""
-    best = tuple(min((n for n in f if n < max(f)), key=f.get) for f in fits)
+    best = tuple(_best_upper(f) for f in fits)
     if sum(best) in wanted:
         return best
     near = [[n for n in f if f[n] <= min(f.values()) + STACK_SLACK] for f in fits]
