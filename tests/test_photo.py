@@ -25,7 +25,8 @@ from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced,
                           _discs_and_field, _field_like, _fifteen, _home_corner, _point_number, _read_position,
-                          _plain_upper, _stack_uppers, _under_pyramid, _uppers_wanted, _working_copy, import_photo)
+                          _plain_upper, _stack_hides, _stack_uppers, _under_pyramid, _hidden_wanted, _working_copy,
+                          import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
                                 field_colour, find_field, refine)
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
@@ -157,8 +158,8 @@ def test_a_stacks_upper_row_is_counted_from_where_its_checkers_lie(slots, uppers
     count comes from the whole row's pattern, not from its shortest step; a number the
     pattern does not fit is not forced on it."""
     fits = _stack_uppers(_pile(slots))
-    assert _uppers_wanted([fits], {uppers}) == (uppers,)
-    assert _uppers_wanted([fits], {(uppers + 1) % 4 + 1}) is None
+    assert _hidden_wanted([(fits, 5)], {uppers}) == (uppers,)
+    assert _hidden_wanted([(fits, 5)], {(uppers + 1) % 4 + 1}) is None
 
 
 def test_a_row_wholly_of_upper_checkers_is_told_by_what_its_side_lacks():
@@ -166,9 +167,9 @@ def test_a_row_wholly_of_upper_checkers_is_told_by_what_its_side_lacks():
     one checker on its base one: both counts fit, and what the side lacks chooses (a
     photo: tests/test_photo_trays.py, seed 620039)."""
     fits = _stack_uppers(_pile([0, 1, 2, 3, 4]))
-    assert _uppers_wanted([fits], {5}) == (5,)
-    assert _uppers_wanted([fits], {1}) == (1,)
-    assert _uppers_wanted([fits], {3}) is None
+    assert _hidden_wanted([(fits, 5)], {5}) == (5,)
+    assert _hidden_wanted([(fits, 5)], {1}) == (1,)
+    assert _hidden_wanted([(fits, 5)], {3}) is None
 
 
 def _pile(slots, radius=10.0, first_along=10.0):
@@ -351,6 +352,22 @@ def test_a_stack_that_shows_plainly_hides_checkers_whatever_its_colour_lacks():
     row = {1: 0.025, 2: 0.112, 3: 0.139, 4: 0.145, 5: 0.099}                      # point 6's row
     assert _plain_upper(row, 5) == 1 and _plain_upper(row, 6) == 0    # ... its crescent found as a disc
     assert _plain_upper({1: 0.06, 2: 0.08, 3: 0.07, 4: 0.05, 5: 0.02}, 5) == 0    # an even row of five
+
+
+def test_a_stacks_crescent_found_as_a_checker_of_its_own_shows_the_stack():
+    """A tournament board at difficulty 1 (seed 970045): nine black checkers on point 24,
+    four stacked on five, the tilted camera showing the lower ones beside the upper ones.
+    The crescent under the base-most upper checker was found as a checker of its own (one
+    partly under another), so no crescent showed past the base-most checker toward the
+    base: the pile was no stack and Black four short. A base-most checker found under the
+    next is the stack's crescent: one lies under each upper checker, less those found
+    beyond the row of five a stack shows (``_stack_hides``)."""
+    image, _, position = _seeded_render(970045, style="tournament", size=(1280, 720), difficulty=1.0)
+    assert abs(position.points()[23]) == 9
+    read = import_photo(image, white="light", home="top-left")
+    assert read.observation.point(24).count == 9
+    assert read.position == position, read.reason
+    assert _stack_hides(4, 5) == 4 and _stack_hides(4, 6) == 3 and _stack_hides(1, 7) == 0
 
 
 def _piled_frame(centres: list[tuple[int, int]], base: int = 160) -> np.ndarray:

@@ -450,12 +450,15 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     stack: a second row put on a row of ``ROW`` (each checker ``STACK_SHIFT`` toward the
     tip from the one under it) hides all of the lower row but a crescent at the base and
     the checkers past its end. Where that crescent shows past the base-most checker found
-    (``lower_rim``), as many lie hidden as the upper row has checkers (``_stack_uppers``).
+    (``lower_rim``), or was found as a checker of its own (one partly under another: a
+    tilted camera shows the lower row beside the upper one), one lies hidden under each
+    checker of the upper row (``_stack_uppers``), less those found beyond the row a stack
+    shows (``_stack_hides``).
     A colour's hidden checkers are counted when they are just what it is short of, less
     those standing in the trays (``_in_trays``; a colour whose checkers all lie in one
     quarter of the field may be all home), with its discs off the field or without them
     (then those are no checkers: ``_fifteen`` drops them), its stacks' upper rows counted
-    to fit that where their places allow (``_uppers_wanted``); short of more, a checker
+    to fit that where their places allow (``_hidden_wanted``); short of more, a checker
     went unseen elsewhere too; of fewer, a crescent was a row's first checker's shadow or
     rim, unless a stack's upper row shows plainly (``_plain_upper``): its checkers are
     hidden whatever the colour lacks, and a colour past fifteen makes no position (a
@@ -466,7 +469,7 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence.
     ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
     under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
-    # each stack's hidden checkers (a row's worth, base first), its upper row's fit by count
+    # each stack's places for hidden checkers (base first), its upper row's fit by count
     # and the checkers found on its point
     stacks: dict[str, list[tuple[list[PhotoChecker], dict[int, float], int]]] = {colour: [] for colour in COLOURS}
 
@@ -485,17 +488,20 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
         if under is not None:
             under_pyramids[first.colour] += under
             continue
-        if len(stack) < ROW or not on_another(first):
+        # the crescent under the base-most upper checker found as a checker of its own
+        crescent = int(first.outline == 0)
+        if len(stack) < ROW or not (crescent or on_another(first)):
             continue
-        base = base_of(first)
-        reach = float(np.hypot(base[0] - first.x, base[1] - first.y))
+        upper = stack[crescent]
+        base = base_of(upper)
+        reach = float(np.hypot(base[0] - upper.x, base[1] - upper.y))
         under_stack = []
-        for k in range(ROW):
-            f = (2 * k + 1) * first.radius / reach
+        for k in range(crescent, ROW):
+            f = (2 * k + 1) * upper.radius / reach
             under_stack.append(PhotoChecker(
-                base[0] + f * (first.x - base[0]), base[1] + f * (first.y - base[1]), first.radius, first.colour,
-                UNSEEN, "point", column, row, first.along - (1 - f) * reach * scale))
-        stacks[first.colour].append((under_stack, _stack_uppers(stack[:ROW]), len(stack)))
+                base[0] + f * (upper.x - base[0]), base[1] + f * (upper.y - base[1]), upper.radius, upper.colour,
+                UNSEEN, "point", column, row, upper.along - (1 - f) * reach * scale))
+        stacks[upper.colour].append((under_stack, _stack_uppers(stack[crescent:crescent + ROW]), len(stack)))
     short = {colour: CHECKERS - sum(1 for c in checkers if c.colour == colour)
              - _in_trays(trays, colour, _one_quarter(checkers, colour)) for colour in COLOURS}
     off = {colour: sum(1 for c in checkers if c.colour == colour and c.place == "off") for colour in COLOURS}
@@ -503,10 +509,10 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     for colour in COLOURS:
         pyramids = len(under_pyramids[colour])
         wanted = {short[colour] - pyramids, short[colour] + off[colour] - pyramids}
-        uppers = _uppers_wanted([fits for _, fits, _ in stacks[colour]], wanted)
-        if uppers is not None:
+        hidden = _hidden_wanted([(fits, seen) for _, fits, seen in stacks[colour]], wanted)
+        if hidden is not None:
             counted += under_pyramids[colour]
-            counted += [c for (under, _, _), n in zip(stacks[colour], uppers) for c in under[:n]]
+            counted += [c for (under, _, _), n in zip(stacks[colour], hidden) for c in under[:n]]
             continue
         if pyramids >= short[colour]:
             counted += under_pyramids[colour]
@@ -516,12 +522,18 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
 
 def _plain_upper(fits: dict[int, float], seen: int) -> int:
     """How many checkers a stack plainly hides (``fits`` from ``_stack_uppers``, ``seen``
-    checkers found on its point): as many as its upper row holds, its best count of a row
-    with a lower one showing past it, when that fits the places ``PLAIN_STACK`` times as
-    well as an even row or better (else none), less those found beyond the ``ROW`` a
-    stack shows (a crescent found as a disc of its own)."""
+    checkers found on its point): those under its best count of a row with a lower one
+    showing past it (``_stack_hides``), when that fits the places ``PLAIN_STACK`` times as
+    well as an even row or better (else none)."""
     best = _best_upper(fits)
-    return max(0, min(best, ROW + best - seen)) if best and fits[best] <= PLAIN_STACK * fits[max(fits)] else 0
+    return _stack_hides(best, seen) if best and fits[best] <= PLAIN_STACK * fits[max(fits)] else 0
+
+
+def _stack_hides(upper: int, seen: int) -> int:
+    """How many checkers a stack of ``upper`` checkers on a row of ``ROW`` hides when
+    ``seen`` were found on its point: one under each upper checker, less those found
+    beyond the ``ROW`` a stack shows (a crescent found as a disc of its own)."""
+    return max(0, min(upper, ROW + upper - seen))
 
 
 def _best_upper(fits: dict[int, float]) -> int:
@@ -530,20 +542,25 @@ def _best_upper(fits: dict[int, float]) -> int:
     return min((n for n in fits if n < max(fits)), key=fits.get, default=0)
 
 
-def _uppers_wanted(fits: list[dict[int, float]], wanted: set[int]) -> tuple[int, ...] | None:
-    """How many checkers each stack's upper row holds (``fits``: each stack's misfit by
-    count, from ``_stack_uppers``) so that the stacks hide one of the ``wanted`` numbers,
-    or None: each stack's best count of a row with a lower one showing past it (fewer
-    than its row's checkers), else the counts that fit their places within
-    ``STACK_SLACK`` of each stack's best and hide what is wanted, the best fitting
-    first. A row wholly of upper checkers lies as evenly as one with a single upper
-    checker at its base: only what the colour lacks tells them apart."""
-    best = tuple(_best_upper(f) for f in fits)
+def _hidden_wanted(stacks: list[tuple[dict[int, float], int]], wanted: set[int]) -> tuple[int, ...] | None:
+    """How many checkers each stack hides (``stacks``: each one's misfit by count of its
+    upper row, from ``_stack_uppers``, and the checkers found on its point; ``_stack_hides``)
+    so that together they hide one of the ``wanted`` numbers, or None: with each stack's
+    best count of a row with a lower one showing past it (fewer than its row's
+    checkers), else with the counts that fit their places within ``STACK_SLACK`` of each
+    stack's best, the best fitting first. A row wholly of upper checkers lies as evenly
+    as one with a single upper checker at its base: only what the colour lacks tells
+    them apart."""
+    def hides(counts) -> tuple[int, ...]:
+        return tuple(_stack_hides(n, seen) for n, (_, seen) in zip(counts, stacks))
+
+    best = hides(_best_upper(f) for f, _ in stacks)
     if sum(best) in wanted:
         return best
-    near = [[n for n in f if f[n] <= min(f.values()) + STACK_SLACK] for f in fits]
-    choices = [c for c in itertools.product(*near) if sum(c) in wanted]
-    return min(choices, key=lambda c: sum(f[n] for f, n in zip(fits, c)), default=None)
+    near = [[n for n in f if f[n] <= min(f.values()) + STACK_SLACK] for f, _ in stacks]
+    choices = [c for c in itertools.product(*near) if sum(hides(c)) in wanted]
+    fitting = min(choices, key=lambda c: sum(f[n] for (f, _), n in zip(stacks, c)), default=None)
+    return None if fitting is None else hides(fitting)
 
 
 def _in_trays(trays: Sequence[TrayBand], colour: str, all_home: bool) -> int:
