@@ -1091,7 +1091,9 @@ def test_a_patch_the_light_explains_throughout_is_no_hand():
     """Cells standing out together: a patch lit or shaded throughout is the light's
     (``_without_lit_patches`` drops it); one with a cell the light does not explain, in it
     or two cells from it, is kept whole, its shadow and all (a hand's shadow lies beside
-    the hand; skin over a dark wooden point can look like the point under more light)."""
+    the hand; skin over a dark wooden point can look like the point under more light).
+    A cell beside a checker (its shadow or side may show) counts for neither, but a patch
+    needs a lit cell to be the light's."""
     out = np.zeros((2, 12, 8), bool)
     light = np.full(out.shape, np.nan)
     out[0, 2:5, 1] = True                 # a shadow across three points
@@ -1100,13 +1102,19 @@ def test_a_patch_the_light_explains_throughout_is_no_hand():
     light[1, 6:8, 0] = 0.6
     out[1, 0, [0, 1, 2, 5]] = True        # a palm lit alike, a knuckle two cells on
     light[1, 0, :3] = 1.6
-    kept = _without_lit_patches(out, light)
+    shaded = np.zeros(out.shape, bool)
+    kept = _without_lit_patches(out, light, shaded)
     assert not kept[0].any()
     assert sorted(zip(*np.nonzero(kept[1]))) == [(0, 0), (0, 1), (0, 2), (0, 5), (6, 0), (7, 0), (8, 0)]
     out[1, 0, 5] = False                  # three cells on, the knuckle is no part of it
     out[1, 1, 6] = True
-    kept = _without_lit_patches(out, light)
+    kept = _without_lit_patches(out, light, shaded)
     assert not kept[1, 0, :3].any() and kept[1, 1, 6]
+    shaded[1, 8, 0] = True                # beside a checker: its shadow, or the fingertip's
+    assert _without_lit_patches(out, light, shaded)[1, 6:9, 0].tolist() == [False] * 3
+    light[1, 6:8, 0] = np.nan             # a patch of fingertips by checkers, none lit
+    shaded[1, 6:8, 0] = True
+    assert _without_lit_patches(out, light, shaded)[1, 6:9, 0].all()
 
 
 @pytest.mark.parametrize("seed, home", [(930143, "top-left"), (930183, "top-right"), (930194, "bottom-right"),
@@ -1146,6 +1154,21 @@ def test_the_rail_or_bar_beside_a_point_is_no_hand(seed, home):
     image, truth, position = _tournament_render(seed)
     assert not truth.occluded_points
     read = import_photo(image, white="light", home=home)
+    assert read.observation.settled
+    assert read.position == position, read.reason
+
+
+def test_a_checkers_shadow_and_side_past_its_outline_are_its_own():
+    """A tournament board far off under a tilted camera at difficulty 1 (seed 970032): the
+    checkers at two points' bases cast their shadow and show their side a little past
+    their outline, beyond the 1.1 radii round them that were taken as theirs. Those cells
+    stood out, joined a black point lit by a lamp two cells away into one patch the light
+    did not explain throughout, and a hand was called. Within ``SHADE`` radii of a
+    checker a cell shows neither the light nor a hand, while another cell of its patch
+    is lit."""
+    image, truth, position = _seeded_render(970032, style="tournament", size=(1280, 720), difficulty=1.0)
+    assert not truth.occluded_points
+    read = import_photo(image, white="light", home="top-right")
     assert read.observation.settled
     assert read.position == position, read.reason
 

@@ -54,6 +54,7 @@ REACH = 2               # points beside such a patch a hand may lie over
 EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel, Sobel) counts as
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
+SHADE = 1.3             # ... and within which its shadow, or its side under a tilted camera, may show
 BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base ...
 MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
 MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered
@@ -118,6 +119,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     edges = np.hypot(cv2.Sobel(straight[..., 0], cv2.CV_32F, 1, 0), cv2.Sobel(straight[..., 0], cv2.CV_32F, 0, 1))
     straight = np.dstack([straight, EDGE_WEIGHT * edges])
     occupied_around = np.zeros(size[::-1], np.uint8)
+    shade = np.zeros((height, width), np.uint8)
     stacks: dict[tuple[int, int], list[tuple[float, float]]] = {}
     radius = CELL
     for c in checkers:
@@ -125,6 +127,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
         radius = float(np.hypot((u2 - u) * width, (v2 - v) * height))
         cv2.circle(occupied_around, (int(round(u * width)) + m, int(round(v * height)) + m),
                    int(np.ceil(AROUND * radius)), 1, -1)
+        cv2.circle(shade, (int(round(u * width)), int(round(v * height))), int(np.ceil(SHADE * radius)), 1, -1)
         if c.place == "point":
             along = v * height if c.row == 0 else (1 - v) * height
             stacks.setdefault((c.column, c.row), []).append((along, radius))
@@ -136,9 +139,10 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     cells = height // 2 // CELL
     centres = fit.column_centres() * width
     colours, bare = _cells(straight, seen, occupied, centres, cells, height)
+    shaded = bare & ~_cells(straight, seen, occupied | shade.astype(bool), centres, cells, height)[1]
     kind, distance, spread, reference = _pairing(colours, bare)
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
-    patches = _without_lit_patches(out, _light(colours, reference))
+    patches = _without_lit_patches(out, _light(colours, reference), shaded)
     lone = {key: stack[0] for key, stack in stacks.items() if len(stack) == 1}
     bases = set()
     if lone:
@@ -357,22 +361,25 @@ def _more_light(colours: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return (MORE_LIGHT[0] < gain) & (gain <= MORE_LIGHT[1])
 
 
-def _without_lit_patches(out: np.ndarray, light: np.ndarray) -> np.ndarray:
+def _without_lit_patches(out: np.ndarray, light: np.ndarray, shaded: np.ndarray) -> np.ndarray:
     """``out`` (cells standing out, (rows, columns, cells)) without the patches (cells
     standing out together along a row, up to ``LIT_GAP`` cells apart) that ``light``
     explains throughout: a shadow cast across the field, or a lamp over a black point. A
     hand's shadow lies beside the hand, whose own colours stand out in the same patch, and
     skin over a dark wooden point can pass for it under more light: a finger or knuckle
-    the light does not explain a cell or two away shows the patch is the hand's."""
+    the light does not explain a cell or two away shows the patch is the hand's. A cell
+    ``shaded`` (within ``SHADE`` radii of a checker: its shadow or side may show) shows
+    neither, as long as some cell of the patch is lit."""
     out = out.copy()
     lit = np.isfinite(light)
+    explained = lit | shaded
     join = np.ones((LIT_GAP + 1, LIT_GAP + 1), np.uint8)
     for row in range(out.shape[0]):
         near = cv2.dilate(out[row].astype(np.uint8), join)
         count, labels = cv2.connectedComponents(near, connectivity=8)
         for k in range(1, count):
             patch = (labels == k) & out[row]
-            if lit[row][patch].all():
+            if explained[row][patch].all() and lit[row][patch].any():
                 out[row][patch] = False
     return out
 
