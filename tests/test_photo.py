@@ -486,22 +486,6 @@ def test_fifteen_drops_the_disc_past_the_bases_before_the_faintest():
     assert len(kept) == 15 and past not in kept and rows[-1] in kept
 
 
-def test_past_fifteen_a_faint_checker_between_two_of_its_row_stays_before_one_past_a_rows_end():
-    """Sixteen light checkers: a faint disc (0.54) between two clear ones of its row and a
-    faint one (0.56) past another row's end, where a point's drawing outlines discs (a
-    squeezed row of seven on a far tournament board, seed 990082, as found). Dropping the
-    faintest dropped the checker in the row: a wrong position. A row has no holes, so the
-    one between counts as clear as the fainter of its neighbours and the one past the end
-    goes."""
-    def checker(column, along, outline):
-        return PhotoChecker(0.0, 0.0, 10.0, "light", 0.9, "point", column, 0, along, outline=outline)
-    rows = [checker(column, 10.0 + 20.0 * k, 0.9) for column in range(5) for k in range(3)]
-    rows[7] = checker(2, 30.0, 0.54)
-    past = checker(0, 70.0, 0.56)
-    kept = _fifteen(sorted(rows + [past], key=lambda c: -c.outline))
-    assert len(kept) == 15 and past not in kept and rows[7] in kept
-
-
 def test_a_white_checker_lit_apart_from_the_grey_ones_is_whites():
     """A tournament board under uneven light (seed 930236): White's checkers look grey but
     the one alone on point 16 shines white, 11 spreads from White's colour (Black's 36),

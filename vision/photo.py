@@ -370,22 +370,15 @@ def _fifteen(checkers: list[PhotoChecker], off_only: bool = False) -> list[Photo
     discs off the field (a letter of an overlay, a clock's knob) go first, then those
     under ``UNSURE`` (a point's grey base outlined as clearly as a checker, far from its
     side's colour), then those centred ``PAST_BASE`` radii nearer the rail than the
-    photo's rows start (a glare on the case beside a base), then the faintest, a checker
-    found between two of its row as clear as the fainter of them (a row has no holes: the
-    faint disc past a row's end goes before it); with ``off_only`` those off the field
-    alone (more than fifteen on the board make no position)."""
+    photo's rows start (a glare on the case beside a base), then the faintest; with
+    ``off_only`` those off the field alone (more than fifteen on the board make no
+    position)."""
     typical = first_checkers(checkers)[1]
-    clear = {id(k): k.outline for k in checkers}
-    for row in _point_rows(checkers).values():
-        row.sort(key=lambda k: k.along)
-        for before, k, after in zip(row, row[1:], row[2:]):
-            if k.outline > 0 and before.colour == k.colour == after.colour:
-                clear[id(k)] = max(k.outline, min(before.outline, after.outline))
     out = []
     for colour in COLOURS:
         mine = sorted((k for k in checkers if k.colour == colour),
                       key=lambda k: (k.place == "off", k.confidence < UNSURE,
-                                     k.place == "point" and k.along < typical - PAST_BASE * k.radius, -clear[id(k)]))
+                                     k.place == "point" and k.along < typical - PAST_BASE * k.radius))
         out += mine[:max(CHECKERS, sum(k.place != "off" for k in mine)) if off_only else CHECKERS]
     return out
 
