@@ -119,15 +119,15 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     edges = np.hypot(cv2.Sobel(straight[..., 0], cv2.CV_32F, 1, 0), cv2.Sobel(straight[..., 0], cv2.CV_32F, 0, 1))
     straight = np.dstack([straight, EDGE_WEIGHT * edges])
     occupied_around = np.zeros(size[::-1], np.uint8)
-    shade = np.zeros((height, width), np.uint8)
+    shade_around = np.zeros(size[::-1], np.uint8)
     stacks: dict[tuple[int, int], list[tuple[float, float]]] = {}
     radius = CELL
     for c in checkers:
         (u, v), (u2, v2) = fit.to_field([(c.x, c.y), (c.x + c.radius, c.y)])
         radius = float(np.hypot((u2 - u) * width, (v2 - v) * height))
-        cv2.circle(occupied_around, (int(round(u * width)) + m, int(round(v * height)) + m),
-                   int(np.ceil(AROUND * radius)), 1, -1)
-        cv2.circle(shade, (int(round(u * width)), int(round(v * height))), int(np.ceil(SHADE * radius)), 1, -1)
+        centre = (int(round(u * width)) + m, int(round(v * height)) + m)
+        cv2.circle(occupied_around, centre, int(np.ceil(AROUND * radius)), 1, -1)
+        cv2.circle(shade_around, centre, int(np.ceil(SHADE * radius)), 1, -1)
         if c.place == "point":
             along = v * height if c.row == 0 else (1 - v) * height
             stacks.setdefault((c.column, c.row), []).append((along, radius))
@@ -139,7 +139,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     cells = height // 2 // CELL
     centres = fit.column_centres() * width
     colours, bare = _cells(straight, seen, occupied, centres, cells, height)
-    shaded = bare & ~_cells(straight, seen, occupied | shade.astype(bool), centres, cells, height)[1]
+    shaded = _shaded(bare, occupied | shade_around[field].astype(bool), centres, cells, height)
     kind, distance, spread, reference = _pairing(colours, bare)
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
     patches = _without_lit_patches(out, _light(colours, reference), shaded)
@@ -264,17 +264,32 @@ def _cells(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres
     covered, wholly inside the photo)."""
     colours = np.zeros((2, 12, cells, straight.shape[2]))
     bare = np.zeros((2, 12, cells), bool)
+    for cell, window in _windows(centres, cells, height):
+        colour = _bare_median(straight, seen, occupied, window)
+        if colour is not None:
+            bare[cell] = True
+            colours[cell] = colour
+    return colours, bare
+
+
+def _windows(centres: np.ndarray, cells: int, height: int):
+    """Each point's cells from its base as ((row, column, cell), window into the straightened
+    field): a cell's length along the point, its width less ``CELL_MARGIN`` either side."""
     for row in range(2):
         for column, x in enumerate(centres):
             x0 = int(round(x - POINT_PIXELS / 2)) + CELL_MARGIN
             for i in range(cells):
                 y0 = i * CELL if row == 0 else height - (i + 1) * CELL
-                colour = _bare_median(straight, seen, occupied,
-                                      np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS - 2 * CELL_MARGIN])
-                if colour is not None:
-                    bare[row, column, i] = True
-                    colours[row, column, i] = colour
-    return colours, bare
+                yield (row, column, i), np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS - 2 * CELL_MARGIN]
+
+
+def _shaded(bare: np.ndarray, shade: np.ndarray, centres: np.ndarray, cells: int, height: int) -> np.ndarray:
+    """Which bare cells would not be bare were ``shade`` (the straightened field within
+    ``SHADE`` radii of a checker, or covered) counted as covered."""
+    shaded = np.zeros_like(bare)
+    for cell, window in _windows(centres, cells, height):
+        shaded[cell] = bare[cell] and (~shade[window]).mean() < 1 - OCCUPIED
+    return shaded
 
 
 def _bare_median(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, window) -> np.ndarray | None:
