@@ -58,8 +58,8 @@ SHADE = 1.3             # ... and within which its shadow, or its side under a t
 BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base ...
 MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
 MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered
-MAYBE_LIT = (0.5, 4.0)  # a patch lit this much throughout (a shadow, a lamp over black points) is no hand ...
-GLARE = tuple(np.arange(0.0, 0.46, 0.05))  # ... a glare's white (BGR 0..1) added to its cells' colours
+MAYBE_LIT = (0.5, 4.0)  # a lamp's gain on a patch's colours (a shadow, a lamp over black points): no hand ...
+GLARE = tuple(np.arange(0.0, 0.46, 0.05))  # ... nor with a glare's white (BGR 0..1) added to its cells' colours
 SATURATED = 0.97        # a BGR channel (0..1) this high may be clipped by the sensor
 MIRRORED = 0.75          # a mirrored pairing of the points' colours fits this many times as near as the usual
 LIT_GAP = 2             # cells standing out this many cells apart (even) are one patch when the light is judged
@@ -341,12 +341,14 @@ def _standing_out(bare: np.ndarray, distance: np.ndarray, spread: np.ndarray) ->
 
 def _light(colours: np.ndarray, reference: np.ndarray, glare=GLARE, edges_lit: bool = True) -> np.ndarray:
     """How much light (a gain on BGR, a glare's in it) shows each cell as its reference's
-    colours under that light, within ``SAME_HUE``, a glare's white (one of ``glare``) added
+    colours under a lamp's gain within ``MAYBE_LIT``, within ``SAME_HUE``, a glare's white
+    (one of ``glare``) added
     and what passes the sensor's white clipped (a channel at ``SATURATED`` tells nothing of
     the gain), with its edges within ``DIFFERENT`` (of the reference's, or, ``edges_lit``,
     of them under the light or under none: a cell the light's edge crosses shows both;
     under a glare, down to none: added white flattens lightness steps and a clipped
-    channel shows no texture); NaN where none does or the gain lies beyond ``MAYBE_LIT``.
+    channel shows no texture); NaN where none does. A glare's white over a black point
+    shows it more than ``MAYBE_LIT`` times as light, as a grey sleeve would.
     A lamp's pool, a glare or a shadow changes how much light falls on the field, not its
     colours or drawing; a hand has its own colours and outline."""
     cell, ref = (_bgr(c[..., :3])[..., None, :] for c in (colours, reference))
@@ -362,7 +364,8 @@ def _light(colours: np.ndarray, reference: np.ndarray, glare=GLARE, edges_lit: b
     lowest = np.where(flattened, 0.0, np.minimum(gain, 1) * own)
     lit_edges = np.clip(edges, lowest, np.maximum(gain, 1) * own) if edges_lit else own
     fits = ((np.linalg.norm(cell - lit, axis=-1) <= SAME_HUE * np.linalg.norm(lit, axis=-1))
-            & (MAYBE_LIT[0] <= gain) & (gain <= MAYBE_LIT[1]) & (np.abs(edges - lit_edges) < DIFFERENT))
+            & (MAYBE_LIT[0] <= gain_on_ref) & (gain_on_ref <= MAYBE_LIT[1])
+            & (np.abs(edges - lit_edges) < DIFFERENT))
     first = fits.argmax(axis=-1)[..., None]
     return np.where(fits.any(axis=-1), np.take_along_axis(gain, first, axis=-1)[..., 0], np.nan)
 
@@ -384,10 +387,12 @@ def _without_lit_patches(out: np.ndarray, light: np.ndarray, shaded: np.ndarray)
     skin over a dark wooden point can pass for it under more light: a finger or knuckle
     the light does not explain a cell or two away shows the patch is the hand's. A cell
     ``shaded`` (within ``SHADE`` radii of a checker: its shadow or side may show) shows
-    neither, as long as some cell of the patch is lit."""
+    neither, and so does one shown more than ``MAYBE_LIT`` times as light (a glare's white
+    over a black point, or a grey sleeve), as long as some cell of the patch is lit within
+    that."""
     out = out.copy()
-    lit = np.isfinite(light)
-    explained = lit | shaded
+    lit = light <= MAYBE_LIT[1]
+    explained = np.isfinite(light) | shaded
     join = np.ones((LIT_GAP + 1, LIT_GAP + 1), np.uint8)
     for row in range(out.shape[0]):
         near = cv2.dilate(out[row].astype(np.uint8), join)
