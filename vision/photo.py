@@ -704,14 +704,17 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it, or
     plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc
     within ``FIRST_SLOT`` radii of it) through discs each ``NEXT_SLOT`` radii from the
-    last (less when piled or squeezed; a step of about a diameter is the row's regular spacing and adds ``ROW_BONUS``; a
-    longer one skips unseen checkers at ``SKIP_COST`` each). A row's worth is the sum of
-    its discs' evidence (``_evidence``, their colour judged against the row's side) and
-    of its steps, less ``START_COST``; the best row is taken when its worth is positive.
-    A row has no holes: a disc below one seen clearly on its own (positive evidence)
-    counts at worst as even, however faint its outline (dark checkers on a dark point),
-    unless it lies half off the field (less than ``ON_FIELD`` radii inside the base: the
-    case's edge and corner outline faint discs there);
+    last (less when piled or squeezed; a step of about a diameter is the row's regular
+    spacing and adds ``ROW_BONUS``; a longer one skips unseen checkers at ``SKIP_COST``
+    each). A row's worth is the sum of its discs' evidence (``_evidence``, their colour
+    judged against the row's side) and of its steps, less ``START_COST``; the best row is
+    taken when its worth is positive.
+    A row has no holes: a disc below one seen clearly on its own (positive evidence) on
+    the point's line (within ``ON_LINE``: between two points' tips the field's grain
+    outlines discs of a light side's colour) counts at worst as even, however faint its
+    outline (dark checkers on a dark point), unless it lies half off the field (less than
+    ``ON_FIELD`` radii inside the base: the case's edge and corner outline faint discs
+    there);
     past the last clear one only the evidence of each disc and its step count, but the
     step from a clear one to a disc whose outline is under what a checker's needs
     (``_even_support``) counts nothing, so the faint disc a bare point's base, or the
@@ -733,6 +736,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
         order = sorted((j for j in members if colour[j] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
         outlined = [discs[j].support >= _even_support(reference) for j in order]
+        vouches = [places[j][3] <= ON_LINE for j in order]
         worth = [_evidence(discs[j], colour[j], reference) - DIE_COST * near_die[j]
                  - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
         # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
@@ -740,7 +744,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
         rest: list[dict[bool, float]] = [{} for _ in order]
         nxt: list[dict[bool, tuple[int, bool] | None]] = [{} for _ in order]
         for a in reversed(range(len(order))):
-            rest[a][worth[a] > 0], nxt[a][worth[a] > 0] = worth[a], None
+            rest[a][worth[a] > 0 and vouches[a]], nxt[a][worth[a] > 0 and vouches[a]] = worth[a], None
             for b in range(a + 1, len(order)):
                 step = along[b] - along[a]
                 if not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
@@ -752,7 +756,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                     faint_after_clear = worth[a] > 0 and not (vouched or outlined[b])
                     v = ((max(worth[a], 0.0) if even else worth[a]) + (0.0 if faint_after_clear else link)
                          - SKIP_COST * skipped + value)
-                    state = vouched or worth[a] > 0
+                    state = vouched or (worth[a] > 0 and vouches[a])
                     if v > rest[a].get(state, -np.inf):
                         rest[a][state], nxt[a][state] = v, (b, vouched)
         for a in range(len(order)):
