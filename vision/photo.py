@@ -736,15 +736,15 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
         order = sorted((j for j in members if colour[j] <= ROW_COLOUR), key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
         outlined = [discs[j].support >= _even_support(reference) for j in order]
-        vouches = [places[j][3] <= ON_LINE for j in order]
         worth = [_evidence(discs[j], colour[j], reference) - DIE_COST * near_die[j]
                  - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
+        vouching = [w > 0 and places[j][3] <= ON_LINE for w, j in zip(worth, order)]
         # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
         # ``vouched`` when that part holds a clear disc; nxt: the disc after a in it
         rest: list[dict[bool, float]] = [{} for _ in order]
         nxt: list[dict[bool, tuple[int, bool] | None]] = [{} for _ in order]
         for a in reversed(range(len(order))):
-            rest[a][worth[a] > 0 and vouches[a]], nxt[a][worth[a] > 0 and vouches[a]] = worth[a], None
+            rest[a][vouching[a]], nxt[a][vouching[a]] = worth[a], None
             for b in range(a + 1, len(order)):
                 step = along[b] - along[a]
                 if not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
@@ -756,7 +756,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                     faint_after_clear = worth[a] > 0 and not (vouched or outlined[b])
                     v = ((max(worth[a], 0.0) if even else worth[a]) + (0.0 if faint_after_clear else link)
                          - SKIP_COST * skipped + value)
-                    state = vouched or (worth[a] > 0 and vouches[a])
+                    state = vouched or vouching[a]
                     if v > rest[a].get(state, -np.inf):
                         rest[a][state], nxt[a][state] = v, (b, vouched)
         for a in range(len(order)):

@@ -342,12 +342,11 @@ def _standing_out(bare: np.ndarray, distance: np.ndarray, spread: np.ndarray) ->
 def _light(colours: np.ndarray, reference: np.ndarray, glare=GLARE, edges_lit: bool = True) -> np.ndarray:
     """How much light (a gain on BGR, a glare's in it) shows each cell as its reference's
     colours under a lamp's gain within ``MAYBE_LIT``, within ``SAME_HUE``, a glare's white
-    (one of ``glare``) added
-    and what passes the sensor's white clipped (a channel at ``SATURATED`` tells nothing of
-    the gain), with its edges within ``DIFFERENT`` (of the reference's, or, ``edges_lit``,
-    of them under the light or under none: a cell the light's edge crosses shows both;
-    under a glare, down to none: added white flattens lightness steps and a clipped
-    channel shows no texture); NaN where none does. A glare's white over a black point
+    (one of ``glare``) added and what passes the sensor's white clipped (a channel at
+    ``SATURATED`` tells nothing of the gain), with its edges within ``DIFFERENT`` (of the
+    reference's, or, ``edges_lit``, of them under the light or under none: a cell the
+    light's edge crosses shows both; under a glare, down to none: added white flattens
+    lightness steps and a clipped channel shows no texture); NaN where none does. A glare's white over a black point
     shows it more than ``MAYBE_LIT`` times as light, as a grey sleeve would.
     A lamp's pool, a glare or a shadow changes how much light falls on the field, not its
     colours or drawing; a hand has its own colours and outline."""
