@@ -20,7 +20,7 @@ from controller.cli import main
 from engine.ids import Xgid
 from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position
-from hardware.sim.render_sequence import bearoff_position, hand_photo, random_position
+from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced,
@@ -587,23 +587,6 @@ def test_a_die_on_a_point_beyond_its_checkers_vouches_for_no_faint_disc():
     read = import_photo(image, white="light", home="bottom-left")
     assert read.observation.point(2).count == 2
     assert read.position == position
-
-
-def test_a_disc_off_its_points_line_vouches_for_no_faint_discs_below_it():
-    """A bear-off on a tournament board (seed 973023, difficulty 0.5): by the tips of
-    points 6 and 8, both bare, the cream field's grain between two tips outlines discs of
-    nearly White's colour, a third and a half of a point off the points' lines, just
-    likelier checkers than not. Vouched for by them, faint discs down to the bases (the
-    red points' own bodies) made rows: White read sixteen and no position. A disc off its
-    point's line (``ON_LINE``) vouches for none below it."""
-    rng = np.random.default_rng(973023)
-    position = bearoff_position(rng)
-    image, _ = render(position, dice=(int(rng.integers(1, 7)), int(rng.integers(1, 7))), seed=973023,
-                      style="tournament", size=(1280, 720), difficulty=0.5)
-    assert position.points()[5] == position.points()[7] == 0
-    read = import_photo(image, white="light", home="bottom-left")
-    assert read.observation.point(6).count == read.observation.point(8).count == 0
-    assert read.position == position, read.reason
 
 
 def _assert_clean_render_read(seed: int, truth: dict[int, int], point: int) -> None:

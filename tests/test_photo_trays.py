@@ -154,3 +154,17 @@ def test_a_pile_of_ten_stacked_five_on_five_holds_what_the_tray_does_not():
     read = import_photo(image, white="light", home="bottom-right")
     assert read.observation.point(2).count_range == (10, 10)
     assert read.position == position, read.reason
+
+
+def test_a_disc_off_its_points_line_vouches_for_no_faint_discs_below_it():
+    """A bear-off on a tournament board (seed 973023, difficulty 0.5): by the tips of
+    points 6 and 8, both bare, the cream field's grain between two tips outlines discs of
+    nearly White's colour, a third and a half of a point off the points' lines, just
+    likelier checkers than not. Vouched for by them, faint discs down to the bases (the
+    red points' own bodies) made rows: White read sixteen and no position. A disc off its
+    point's line (``ON_LINE``) vouches for none below it."""
+    image, position, _ = _render(973023, difficulty=0.5)
+    assert position.points()[5] == position.points()[7] == 0
+    read = import_photo(image, white="light", home="bottom-left")
+    assert read.observation.point(6).count == read.observation.point(8).count == 0
+    assert read.position == position, read.reason

@@ -346,10 +346,10 @@ def _light(colours: np.ndarray, reference: np.ndarray, glare=GLARE, edges_lit: b
     ``SATURATED`` tells nothing of the gain), with its edges within ``DIFFERENT`` (of the
     reference's, or, ``edges_lit``, of them under the light or under none: a cell the
     light's edge crosses shows both; under a glare, down to none: added white flattens
-    lightness steps and a clipped channel shows no texture); NaN where none does. A glare's white over a black point
-    shows it more than ``MAYBE_LIT`` times as light, as a grey sleeve would.
-    A lamp's pool, a glare or a shadow changes how much light falls on the field, not its
-    colours or drawing; a hand has its own colours and outline."""
+    lightness steps and a clipped channel shows no texture); NaN where none does. A
+    glare's white over a black point shows it more than ``MAYBE_LIT`` times as light, as a
+    grey sleeve would. A lamp's pool, a glare or a shadow changes how much light falls on
+    the field, not its colours or drawing; a hand has its own colours and outline."""
     cell, ref = (_bgr(c[..., :3])[..., None, :] for c in (colours, reference))
     white = np.asarray(glare, np.float64)[:, None]
     scale = np.maximum(np.linalg.norm(ref, axis=-1), 1e-3)
