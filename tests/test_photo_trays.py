@@ -168,3 +168,16 @@ def test_a_disc_off_its_points_line_vouches_for_no_faint_discs_below_it():
     read = import_photo(image, white="light", home="bottom-left")
     assert read.observation.point(6).count == read.observation.point(8).count == 0
     assert read.position == position, read.reason
+
+
+def test_a_field_a_point_along_from_where_its_points_lie_is_not_taken():
+    """A bear-off on the red and black board (seed 973009): White's eight on point 1 and
+    five on point 2 cover the first two points of that half, and a field a point's width
+    along from the true one matches every other point's sides as well; aligned on blurred
+    edges the search settled there (the bar and the far end's points on the case), read
+    every point one off and took the bar's black for a hand over the board. The best seed
+    refined where it lies finds the true field."""
+    image, position, home = _render(973009)
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.settled
+    assert all(read.observation.point(p).count == abs(position.points()[p - 1]) for p in (2, 3, 15, 22, 23, 24))

@@ -436,7 +436,10 @@ TAKEN_IN = 1.0           # score a whole board gains per share of the checkers f
 
 def _best_of(seeds: list[FieldFit], coarse: EdgeImage, fine: EdgeImage, discs, radius, keep: int) -> FieldFit:
     """The best field refined from the ``keep`` best-scoring distinct ``seeds``, each tried
-    with a narrow and a wide bar."""
+    with a narrow and a wide bar and aligned first; or the best seed refined as it lies,
+    where that scores more and lies half a point or more along from it: the points repeat
+    every point's width, and aligning on blurred edges can move a field a point along (a
+    pile over a half's first point hides what tells the two apart there)."""
     scored = []
     for seed in seeds:
         for bar in (0.06, 0.1):
@@ -447,12 +450,11 @@ def _best_of(seeds: list[FieldFit], coarse: EdgeImage, fine: EdgeImage, discs, r
     for seed in scored:
         if not any(np.abs(seed.corners - d.corners).max() < 4 for d in distinct):
             distinct.append(seed)
-    best = None
-    for seed in distinct[:keep]:
-        fit = refine(fine, align(coarse, fine, seed, discs, radius), discs, radius)
-        if best is None or fit.score > best.score:
-            best = fit
-    return best
+    best = max((refine(fine, align(coarse, fine, seed, discs, radius), discs, radius) for seed in distinct[:keep]),
+               key=lambda fit: fit.score)
+    as_seeded = refine(fine, distinct[0], discs, radius)
+    along = abs(float(best.to_field(as_seeded.to_image([(0.5, 0.5)]))[0, 0]) - 0.5)
+    return as_seeded if as_seeded.score > best.score and along >= best.point_width / 2 else best
 
 
 END_REACH = 0.12         # of the field's length or height: how far an end or a base found may lie from the true one
