@@ -25,8 +25,8 @@ from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced,
                           _discs_and_field, _field_like, _fifteen, _home_corner, _point_number, _read_position,
-                          _plain_upper, _stack_hides, _stack_uppers, _under_pyramid, _hidden_wanted, _working_copy,
-                          import_photo)
+                          _plain_upper, _row, _stack_hides, _stack_uppers, _under_pyramid, _hidden_wanted,
+                          _working_copy, import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
                                 field_colour, find_field, refine)
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
@@ -438,6 +438,22 @@ def test_black_checkers_on_a_black_bar_are_found(seed, home, black):
     read = import_photo(image, white="light", home=home)
     assert read.observation.bar["black"] == (black, black)
     assert read.position == position, read.reason
+
+
+@pytest.mark.parametrize("aside, taken", [(11.0, False), (8.0, True)])
+def test_a_disc_a_diameter_on_but_half_a_point_aside_is_no_rows_next_checker(aside, taken):
+    """Five clear checkers of radius 10 in a row on a point 24 pixels wide, and past the
+    last, a diameter and a fifth along, a disc of their colour with a middling outline
+    (an inlay's diamond on the field outlines one): 11 pixels aside (1.1 radii, 0.46 of a
+    point), it is no step of the row's regular spacing and stays out; 8 aside (a row
+    bending a little) it is the row's sixth checker."""
+    radius, width = 10.0, 24.0
+    discs = [Disc(0.0, 10.0 + 20.0 * k, radius, 0.95, (60, 140, 150)) for k in range(5)]
+    discs.append(Disc(aside, 114.0, radius, 0.64, (60, 140, 150), gap=0.16))
+    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
+    distances = np.array([(0.5, 15.0)] * 5 + [(1.1, 16.0)])
+    side, row = _row(list(range(6)), discs, places, distances, [False] * 6, np.zeros((6, 2), bool), radius, 0.98)
+    assert side == 0 and row == set(range(5)) | ({5} if taken else set())
 
 
 def test_past_fifteen_the_least_sure_disc_goes_not_the_faintest_outline():

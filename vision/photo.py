@@ -73,7 +73,8 @@ ON_LINE = 0.35          # a checker on a point lies within this many point width
 OFF_LINE_COST = 10.0    # ... or costs this much log-odds per point width further
 FIRST_SLOT = 5.0        # the first checker of a point lies within this many radii of the base
 NEXT_SLOT = (0.9, 2.6)  # the next one this many radii further (less when piled or squeezed)
-REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii
+REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii ...
+STRAIGHT = 1.0          # ... along the point, the next checker no more than this many radii across from the last
 EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base still counts as on it
 ON_FIELD = 0.25         # ... but one centred less than this many radii inside the base is vouched for by no row
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
@@ -704,8 +705,10 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it, or
     plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc
     within ``FIRST_SLOT`` radii of it) through discs each ``NEXT_SLOT`` radii from the
-    last (less when piled or squeezed; a step of about a diameter is the row's regular
-    spacing and adds ``ROW_BONUS``; a longer one skips unseen checkers at ``SKIP_COST``
+    last (less when piled or squeezed; a step of about a diameter along the point, at most
+    ``STRAIGHT`` across it, is the row's regular spacing and adds ``ROW_BONUS``: a disc
+    half a point aside, where an inlay or the field's grain outlines one, is no row's
+    next checker however far along it lies; a longer one skips unseen checkers at ``SKIP_COST``
     each). A row's worth is the sum of its discs' evidence (``_evidence``, their colour
     judged against the row's side) and of its steps, less ``START_COST``; the best row is
     taken when its worth is positive.
@@ -750,7 +753,10 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                 if not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
                     continue
                 skipped = max(0, int(round(step / (2 * radius))) - 1) if step > NEXT_SLOT[1] * radius else 0
-                link = ROW_BONUS if REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius else 0.0
+                across = np.sqrt(max(0.0, np.hypot(discs[order[b]].x - discs[order[a]].x,
+                                                   discs[order[b]].y - discs[order[a]].y) ** 2 - step ** 2))
+                regular = REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius and across <= STRAIGHT * radius
+                link = ROW_BONUS if regular else 0.0
                 for vouched, value in rest[b].items():
                     even = vouched and along[a] >= ON_FIELD * radius
                     faint_after_clear = worth[a] > 0 and not (vouched or outlined[b])
