@@ -1380,12 +1380,14 @@ def test_a_cell_standing_out_from_its_colours_points_is_found_whichever_way_they
         assert set(zip(*np.nonzero(out))) == {(0, 4, 0), (0, 4, 1), (0, 4, 2)}
 
 
-def test_a_lone_checker_looking_like_its_colours_bare_bases_is_the_base():
+def test_checkers_looking_like_their_colours_bare_points_are_the_points_drawing():
     """Light points' cells alike, dark points' alike. A checker found alone on light
     point (column 2, row 0) whose cells look like the bare light points' is the point's
     base; one on column 4 whose face differs by 30 Lab units is a checker; on column 6,
     sitting three cells up, it is judged where it lies (its cells there differ), not at
-    the base."""
+    the base. A row of two on column 8 whose four cells all look bare is the point's
+    drawing; with one cell of the four shadowed (half its cells alike would do for a
+    lone checker) it is a row of checkers."""
     rng = np.random.default_rng(3)
     colours = np.zeros((2, 12, 8, 4))
     for row in range(2):
@@ -1394,12 +1396,14 @@ def test_a_lone_checker_looking_like_its_colours_bare_bases_is_the_base():
     colours[0, 4, 0:2, 0] -= 30
     colours[0, 6, 3:5, 0] -= 30
     bare = np.ones((2, 12, 8), bool)
-    for column, cells in ((2, np.s_[0:2]), (4, np.s_[0:2]), (6, np.s_[3:5])):
+    for column, cells in ((2, np.s_[0:2]), (4, np.s_[0:2]), (6, np.s_[3:5]), (8, np.s_[0:4])):
         bare[0, column, cells] = False
-    lone = {(2, 0): (CELL, CELL * 0.9), (4, 0): (CELL, CELL * 0.9), (6, 0): (4 * CELL, CELL * 0.9)}
-    assert _bases(colours, bare, _pairing(colours, bare)[0], lone) == {(2, 0)}
+    rows = {(2, 0): (0.1 * CELL, 1.9 * CELL, 1), (4, 0): (0.1 * CELL, 1.9 * CELL, 1),
+            (6, 0): (3.1 * CELL, 4.9 * CELL, 1), (8, 0): (0.1 * CELL, 3.9 * CELL, 2)}
+    assert _bases(colours, bare, _pairing(colours, bare)[0], rows) == {(2, 0), (8, 0)}
     colours[0, 4, 0:2, 0] += (30 - 18, 30 - 5)   # a base shadowed in one cell: half its cells alike
-    assert _bases(colours, bare, _pairing(colours, bare)[0], lone) == {(2, 0), (4, 0)}
+    colours[0, 8, 1, 0] -= 18
+    assert _bases(colours, bare, _pairing(colours, bare)[0], rows) == {(2, 0), (4, 0)}
 
 
 @pytest.mark.parametrize("seed", [400002, 470030])

@@ -181,3 +181,17 @@ def test_a_field_a_point_along_from_where_its_points_lie_is_not_taken():
     read = import_photo(image, white="light", home=home)
     assert read.observation.settled
     assert all(read.observation.point(p).count == abs(position.points()[p - 1]) for p in (2, 3, 15, 22, 23, 24))
+
+
+def test_a_row_of_discs_that_look_like_the_bare_points_is_the_points_drawing():
+    """A bear-off on the blue board (seed 973012): the white triangles' bodies on the blue
+    field outline discs of White's colour along points 18 and 20, both bare, two a point
+    and no clear outline among them: their cells look like the same cells of the other
+    bare white points, so they are the points' drawing, not checkers. Judged so only when
+    alone, they made White twelve on the points with four standing in the tray, and the
+    eight piled on point 1 (five seen) no more than the five."""
+    image, position, home = _render(973012)
+    assert position.points()[17] == position.points()[19] == 0
+    read = import_photo(image, white="light", home=home)
+    assert read.observation.point(18).count == read.observation.point(20).count == 0
+    assert read.position == position, read.reason

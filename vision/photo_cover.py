@@ -23,10 +23,10 @@ field (fingertips over a point's only checker, a hand the colour of the field): 
 of the rail beside the points' bases that stands out from the rest of the rail is an
 arm, and the points beside it may hold anything too.
 
-The same reference tells a bare point's base taken for a checker: a checker lying
-alone on a point changes how its place looks (its face, rim and shadow), so one whose
-cells look like the same cells of the bare points of its colour (within ``BARE_LIKE``)
-is the point's own drawing (a light triangle's base on a dark field outlines a disc).
+The same reference tells a bare point's drawing taken for checkers: checkers on a point
+change how their places look (their faces, rims and shadows), so a row whose cells look
+like the same cells of the bare points of its colour (within ``BARE_LIKE``) is the
+point's own drawing (a light triangle's base and body on a dark field outline discs).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ EDGE_WEIGHT = 1.0       # Lab units a cell's mean lightness gradient (per pixel,
 OCCUPIED = 0.2          # share of a cell a checker or die found may cover for it still to be bare
 AROUND = 1.1            # radii round a checker found that are its own
 SHADE = 1.3             # ... and within which its shadow, or its side under a tilted camera, may show
-BARE_LIKE = 0.75 * DIFFERENT  # a lone checker's cells this close to the bare points' (Lab units) are a base ...
+BARE_LIKE = 0.75 * DIFFERENT  # a row's cells this close to the bare points' (Lab units) are a base ...
 MOSTLY_BARE_LIKE = 0.6 * DIFFERENT  # ... or half of them this close
 MORE_LIGHT = (1.0, 2.5)  # a cell showing its reference's colours times this much light (BGR) is lit, not covered
 MAYBE_LIT = (0.5, 4.0)  # a lamp's gain on a patch's colours (a shadow, a lamp over black points): no hand ...
@@ -88,9 +88,10 @@ class Cover:
     over or beside, from their base through their next checker's place, whose checkers
     found may be anything (a hand's knuckles look like checkers), or an arm crossing the
     rail or a cell standing out beside either lies beside; ``hand``: such a patch lies
-    anywhere over the field, or such an arm; ``bases``: the points whose only checker
-    found, its outline no clear one (``CLEAR_OUTLINE``: a base outlines less), looks like
-    the bare points of its colour at its place (the point's base, not a checker)."""
+    anywhere over the field, or such an arm; ``bases``: the points whose checkers found,
+    none with a clear outline (``CLEAR_OUTLINE``: a point's drawing outlines less), look
+    like the bare points of their colour at their places (the point's drawing, not
+    checkers)."""
 
     unsure: frozenset = frozenset()
     reached: frozenset = frozenset()
@@ -143,12 +144,13 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     kind, distance, spread, reference = _pairing(colours, bare)
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
     patches = _without_lit_patches(out, _light(colours, reference), shaded)
-    lone = {key: stack[0] for key, stack in stacks.items() if len(stack) == 1}
+    rows = {key: (min(along - r for along, r in stack), max(along + r for along, r in stack), len(stack))
+            for key, stack in stacks.items()}
     bases = set()
-    if lone:
+    if rows:
         whole, _ = _cells(straight, seen, np.zeros_like(occupied, bool), centres, cells, height)
         clear = {(c.column, c.row) for c in checkers if c.place == "point" and c.outline >= CLEAR_OUTLINE}
-        bases = _bases(whole, bare, kind, lone) - clear
+        bases = _bases(whole, bare, kind, rows) - clear
     unsure, reached, hand = set(), set(), False
     # cells from each point's base through the place of its next checker
     span = {}
@@ -410,24 +412,26 @@ def _bgr(lab: np.ndarray) -> np.ndarray:
 
 
 def _bases(whole: np.ndarray, bare: np.ndarray, kind: np.ndarray,
-           lone: dict[tuple[int, int], tuple[float, float]]) -> set[tuple[int, int]]:
-    """The (column, row) of the points in ``lone`` (each with the one checker found there:
-    its centre's distance from the base and radius, straightened pixels) whose cells under
-    that checker, colours and all (``whole``), lie within ``BARE_LIKE`` of the median of
-    the same cells of two or more points of the same colour where nothing was found, or
-    half of them within ``MOSTLY_BARE_LIKE`` (a mottled base under a shadow stands out in
-    one cell; a checker's body, its face and rim, in most)."""
+           rows: dict[tuple[int, int], tuple[float, float, int]]) -> set[tuple[int, int]]:
+    """The (column, row) of the points in ``rows`` (each with the span its checkers found
+    cover, from the base-most one's near edge to the last one's far edge in straightened
+    pixels from the base, and how many they are) whose cells in that span, colours and
+    all (``whole``), lie within ``BARE_LIKE`` of the median of the same cells of two or
+    more points of the same colour where nothing was found, or, for a lone checker, half
+    of them within ``MOSTLY_BARE_LIKE`` (a mottled base under a shadow stands out in one
+    cell; a checker's body, its face and rim, in most). A row of two or more is likelier
+    checkers: light ones on a light point look like its drawing in all but a cell or two."""
     out = set()
-    for (column, row), (along, radius) in lone.items():
-        under = np.s_[max(0, int((along - radius) // CELL)):int(np.ceil((along + radius) / CELL))]
+    for (column, row), (start, end, count) in rows.items():
+        under = np.s_[max(0, int(start // CELL)):int(np.ceil(end / CELL))]
         mine = whole[row, column, under]
         others = [(r, c) for r in range(2) for c in range(12)
-                  if kind[r, c] == kind[row, column] and (c, r) not in lone and bare[r, c, under].all()]
+                  if kind[r, c] == kind[row, column] and (c, r) not in rows and bare[r, c, under].all()]
         if len(others) < 2 or not len(mine):
             continue
         reference = np.median([whole[r, c, under] for r, c in others], axis=0)
         distance = np.linalg.norm(mine - reference, axis=-1)
-        if distance.max() < BARE_LIKE or np.median(distance) < MOSTLY_BARE_LIKE:
+        if distance.max() < BARE_LIKE or (count == 1 and np.median(distance) < MOSTLY_BARE_LIKE):
             out.add((column, row))
     return out
 
