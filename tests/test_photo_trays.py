@@ -13,7 +13,7 @@ from hardware.sim.render_sequence import bearoff_position, random_position
 from hardware.sim.renderer import STYLES, Conditions, render
 from vision.photo import HOMES, import_photo
 from vision.photo_board import FieldFit
-from vision.photo_trays import PX_PER_DIAMETER, _faces, _lightness, _standing, read_trays
+from vision.photo_trays import PX_PER_DIAMETER, _faces, _lightness, _off_floor, _standing, read_trays
 
 
 def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None):
@@ -143,6 +143,35 @@ def test_dark_checkers_with_silver_rims_count_between_their_rims(seed, home, sta
     assert _read_standing(image, None) == standing
     read = import_photo(image, white="light", home=home)
     assert read.position == position, read.reason
+
+
+def test_a_band_is_cut_to_its_faces_off_the_trays_floor():
+    """Three of White's checkers stand in the tray of a tournament board (seed 973007,
+    difficulty 0.5) at its end by the case's edge. The edges of their faces blur into
+    the black floor beside them, and the band took in half a diameter of floor: its
+    colour lay more than four spreads from White's (no side's) and it was too long for
+    three faces. Cut to its lines off the floor, it is White's three."""
+    image, position, _ = _render(973007, difficulty=0.5)
+    assert position.off(WHITE) == 3 and position.off(WHITE.opponent) == 0
+    assert _read_standing(image, None) == {"light": 3, "dark": 0}
+    read = import_photo(image, white="light", home="top-left")
+    assert read.position == position, read.reason
+
+
+def test_a_band_keeps_its_run_of_lines_off_the_floor_or_stays_whole():
+    """A black floor (L 25): a band from row 31 to 73 whose lines off the floor are the
+    case's blurred edge at row 31 and faces from 42 to 71 is cut to the faces; one whose
+    lines off the floor are silver rims two rows long every six rows (black faces
+    between) stays whole."""
+    floor = np.array([25.0, 128.0, 128.0])
+    lines = np.tile(floor, (100, 1))
+    lines[31, 0] = 47.0
+    lines[42:72, 0] = 200.0
+    assert _off_floor((31, 73), lines, floor, 56) == (42, 72)
+    rims = np.tile(floor, (100, 1))
+    for row in range(40, 90, 6):
+        rims[row:row + 2, 0] = 190.0
+    assert _off_floor((38, 92), rims, floor, 64) == (38, 92)
 
 
 def test_a_pile_of_ten_stacked_five_on_five_holds_what_the_tray_does_not():

@@ -39,6 +39,7 @@ SIDE_SPREADS = 4.0            # a band's middle lies within this many spreads of
 FACE_CONTRAST = 8.0           # a face's middle is this much lighter (Lab L) than the dark between faces
 RIM_LIGHTER = 60.0            # lines this much lighter (Lab L) than the side's colour are rims between faces
 TRAY_FROM = 0.4               # diameters beyond the field's end a tray starts at least (the rim between)
+MOST = 0.75                   # share of a band's lines off the tray's floor that its run of faces holds at least
 CLEAR = 1.15                  # radii round a checker found where the strip is not looked at
 
 
@@ -157,29 +158,48 @@ def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, i
 def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, middle: int, x0: int, x1: int,
              colours) -> tuple[int, int, int, int, str] | None:
     """The band about row ``middle`` (start, stop, x0, x1, colour) as the side's whose
-    colour its middle is nearer (``_extent`` with each side's colour; lines more than
-    ``RIM_LIGHTER`` lighter than the side's colour left out if a third of the middle is
-    darker: silver rims between dark faces), None unless within ``SIDE_SPREADS`` of it
-    (a tray's divider, the rim between its ends, is no side's colour) and ``THINNEST``
-    long."""
+    colour its middle is nearer (``_extent`` with each side's colour, cut to its lines off
+    the tray's floor: ``_off_floor``; lines more than ``RIM_LIGHTER`` lighter than the
+    side's colour left out if a third of the middle is darker: silver rims between dark
+    faces; of the rest the lighter half, the faces' middles and not the shade between
+    them), None unless within ``SIDE_SPREADS`` of it (a tray's divider, the rim between
+    its ends, is no side's colour) and ``THINNEST`` long."""
     across = _lines_across(lab, seen, edges, level, x0, x1)
     if across is None:
         return None
+    _, lines, floor, _ = across
     quarter = (x1 - x0) // 4
     best = None
     for colour, (mean, spread) in colours.items():
         extent = _extent(*across, middle, mean)
         if extent is not None:
+            extent = _off_floor(extent, lines, floor, middle)
             inner = lab[extent[0]:extent[1], x0 + quarter:x1 - quarter].reshape(-1, 3)
             faces = inner[inner[:, 0] <= mean[0] + RIM_LIGHTER]
             if 3 * len(faces) >= len(inner):
                 inner = faces        # silver rims between dark faces: the faces' colour
+            inner = inner[inner[:, 0] >= np.median(inner[:, 0])]     # the faces' middles, not the shade between
             apart = float(np.linalg.norm(np.median(inner, axis=0) - mean)) / spread
             if best is None or apart < best[0]:
                 best = (apart, extent, colour)
     if best is None or best[0] > SIDE_SPREADS or best[1][1] - best[1][0] < THINNEST * PX_PER_DIAMETER:
         return None
     return (*best[1], x0, x1, best[2])
+
+
+def _off_floor(extent: tuple[int, int], lines: np.ndarray, floor: np.ndarray, middle: int) -> tuple[int, int]:
+    """A band's ``extent`` (rows) cut to its run of lines off the tray's ``floor`` (beyond
+    ``FLOOR_APART`` from it, gaps of ``GAP`` bridged) nearest row ``middle``, where that
+    run holds ``MOST`` of the extent's lines off the floor: the faces' edges blur into the
+    floor beside them, and the floor is no checker's (the band's colour and length count
+    its checkers). Black faces on a black floor leave only their silver rims off it,
+    short runs all along the band: then it stays whole."""
+    off = extent[0] + np.flatnonzero(np.linalg.norm(lines[extent[0]:extent[1]] - floor, axis=1) > FLOOR_APART)
+    runs = np.split(off, np.flatnonzero(np.diff(off) > GAP * PX_PER_DIAMETER) + 1) if len(off) else []
+    run = min(runs, key=lambda r: 0 if r[0] <= middle <= r[-1] else min(abs(r - middle)), default=None)
+    if run is None or len(run) < MOST * len(off):
+        return extent
+    return int(run[0]), int(run[-1]) + 1
 
 
 def _lines_across(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, x0: int,
