@@ -161,9 +161,9 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
     colour its middle is nearer (``_extent`` with each side's colour, cut to its lines off
     the tray's floor: ``_off_floor``; lines more than ``RIM_LIGHTER`` lighter than the
     side's colour left out if a third of the middle is darker: silver rims between dark
-    faces; of the rest the lighter half, the faces' middles and not the shade between
-    them), None unless within ``SIDE_SPREADS`` of it (a tray's divider, the rim between
-    its ends, is no side's colour) and ``THINNEST`` long."""
+    faces; the rest, or their lighter half where that lies nearer: the faces' middles,
+    not the shade between them), None unless within ``SIDE_SPREADS`` of it (a tray's
+    divider, the rim between its ends, is no side's colour) and ``THINNEST`` long."""
     across = _lines_across(lab, seen, edges, level, x0, x1)
     if across is None:
         return None
@@ -178,8 +178,8 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
             faces = inner[inner[:, 0] <= mean[0] + RIM_LIGHTER]
             if 3 * len(faces) >= len(inner):
                 inner = faces        # silver rims between dark faces: the faces' colour
-            inner = inner[inner[:, 0] >= np.median(inner[:, 0])]     # the faces' middles, not the shade between
-            apart = float(np.linalg.norm(np.median(inner, axis=0) - mean)) / spread
+            middles = inner[inner[:, 0] >= np.median(inner[:, 0])]
+            apart = min(float(np.linalg.norm(np.median(part, axis=0) - mean)) / spread for part in (inner, middles))
             if best is None or apart < best[0]:
                 best = (apart, extent, colour)
     if best is None or best[0] > SIDE_SPREADS or best[1][1] - best[1][0] < THINNEST * PX_PER_DIAMETER:
