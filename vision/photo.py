@@ -706,9 +706,9 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc
     within ``FIRST_SLOT`` radii of it) through discs each ``NEXT_SLOT`` radii from the
     last (less when piled or squeezed; a step of about a diameter along the point, at most
-    ``STRAIGHT`` across it, is the row's regular spacing and adds ``ROW_BONUS``: a disc
-    half a point aside, where an inlay or the field's grain outlines one, is no row's
-    next checker however far along it lies; a longer one skips unseen checkers at ``SKIP_COST``
+    ``STRAIGHT`` across it, is the row's regular spacing and adds ``ROW_BONUS``, which a
+    disc half a point aside, where an inlay or the field's grain outlines one, does not
+    gain however far along it lies; a longer step skips unseen checkers at ``SKIP_COST``
     each). A row's worth is the sum of its discs' evidence (``_evidence``, their colour
     judged against the row's side) and of its steps, less ``START_COST``; the best row is
     taken when its worth is positive.
