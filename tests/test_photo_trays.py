@@ -159,19 +159,21 @@ def test_a_band_is_cut_to_its_faces_off_the_trays_floor():
 
 
 def test_a_band_keeps_its_run_of_lines_off_the_floor_or_stays_whole():
-    """A black floor (L 25): a band from row 31 to 73 whose lines off the floor are the
-    case's blurred edge at row 31 and faces from 42 to 71 is cut to the faces; one whose
-    lines off the floor are silver rims two rows long every six rows (black faces
-    between) stays whole."""
-    floor = np.array([25.0, 128.0, 128.0])
+    """A black floor (L 25): a band of White's (L 229) from row 31 to 73 whose lines off
+    the floor are the case's blurred edge at row 31 and faces from 42 to 71 is cut to the
+    faces. One whose lines off the floor are silver rims two rows long every six rows
+    stays whole: Black's (its faces the floor's colour), and White's too (no run holds
+    most of them)."""
+    floor, white, black = (np.array([lightness, 128.0, 128.0]) for lightness in (25.0, 229.0, 30.0))
     lines = np.tile(floor, (100, 1))
     lines[31, 0] = 47.0
     lines[42:72, 0] = 200.0
-    assert _off_floor((31, 73), lines, floor, 56) == (42, 72)
+    assert _off_floor((31, 73), lines, floor, 56, white) == (42, 72)
     rims = np.tile(floor, (100, 1))
     for row in range(40, 90, 6):
         rims[row:row + 2, 0] = 190.0
-    assert _off_floor((38, 92), rims, floor, 64) == (38, 92)
+    assert _off_floor((38, 92), rims, floor, 64, black) == (38, 92)
+    assert _off_floor((38, 92), rims, floor, 64, white) == (38, 92)
 
 
 def test_a_pile_of_ten_stacked_five_on_five_holds_what_the_tray_does_not():

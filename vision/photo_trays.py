@@ -173,7 +173,7 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
     for colour, (mean, spread) in colours.items():
         extent = _extent(*across, middle, mean)
         if extent is not None:
-            extent = _off_floor(extent, lines, floor, middle)
+            extent = _off_floor(extent, lines, floor, middle, mean)
             inner = lab[extent[0]:extent[1], x0 + quarter:x1 - quarter].reshape(-1, 3)
             faces = inner[inner[:, 0] <= mean[0] + RIM_LIGHTER]
             if 3 * len(faces) >= len(inner):
@@ -187,13 +187,16 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
     return (*best[1], x0, x1, best[2])
 
 
-def _off_floor(extent: tuple[int, int], lines: np.ndarray, floor: np.ndarray, middle: int) -> tuple[int, int]:
+def _off_floor(extent: tuple[int, int], lines: np.ndarray, floor: np.ndarray, middle: int,
+               side: np.ndarray) -> tuple[int, int]:
     """A band's ``extent`` (rows) cut to its run of lines off the tray's ``floor`` (beyond
     ``FLOOR_APART`` from it, gaps of ``GAP`` bridged) nearest row ``middle``, where that
     run holds ``MOST`` of the extent's lines off the floor: the faces' edges blur into the
     floor beside them, and the floor is no checker's (the band's colour and length count
-    its checkers). Black faces on a black floor leave only their silver rims off it,
-    short runs all along the band: then it stays whole."""
+    its checkers). Faces of a ``side`` whose colour is the floor's (black on a black
+    floor, their silver rims all that stands off it) tell nothing: the band stays whole."""
+    if np.linalg.norm(side - floor) <= FLOOR_APART:
+        return extent
     off = extent[0] + np.flatnonzero(np.linalg.norm(lines[extent[0]:extent[1]] - floor, axis=1) > FLOOR_APART)
     runs = np.split(off, np.flatnonzero(np.diff(off) > GAP * PX_PER_DIAMETER) + 1) if len(off) else []
     run = min(runs, key=lambda r: 0 if r[0] <= middle <= r[-1] else min(abs(r - middle)), default=None)
