@@ -742,6 +742,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
         worth = [_evidence(discs[j], colour[j], reference) - DIE_COST * near_die[j]
                  - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
         vouching = [w > 0 and places[j][3] <= ON_LINE for w, j in zip(worth, order)]
+        centres = np.array([(discs[j].x, discs[j].y) for j in order], float).reshape(-1, 2)
         # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
         # ``vouched`` when that part holds a clear disc; nxt: the disc after a in it
         rest: list[dict[bool, float]] = [{} for _ in order]
@@ -753,9 +754,9 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                 if not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
                     continue
                 skipped = max(0, int(round(step / (2 * radius))) - 1) if step > NEXT_SLOT[1] * radius else 0
-                across = np.sqrt(max(0.0, np.hypot(discs[order[b]].x - discs[order[a]].x,
-                                                   discs[order[b]].y - discs[order[a]].y) ** 2 - step ** 2))
-                regular = REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius and across <= STRAIGHT * radius
+                across_squared = float(np.sum((centres[b] - centres[a]) ** 2)) - step ** 2
+                regular = (REGULAR_STEP[0] * radius <= step <= REGULAR_STEP[1] * radius
+                           and across_squared <= (STRAIGHT * radius) ** 2)
                 link = ROW_BONUS if regular else 0.0
                 for vouched, value in rest[b].items():
                     even = vouched and along[a] >= ON_FIELD * radius
