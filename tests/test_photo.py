@@ -456,6 +456,23 @@ def test_a_disc_a_diameter_on_but_half_a_point_aside_is_no_rows_next_checker(asi
     assert side == 0 and row == set(range(5)) | ({5} if taken else set())
 
 
+@pytest.mark.parametrize("faint, after, taken", [((7.0, 35.0), 49.0, False), ((0.0, 40.0), 60.0, True)])
+def test_a_faint_disc_in_a_row_is_a_checker_only_where_the_row_needs_it(faint, after, taken):
+    """Clear checkers of radius 10 on a point 24 pixels wide from 20 pixels past its base
+    and a faint disc of their colour after the first (a pile's edge outlines one between
+    two rows). Where the next clear checker lies 2.9 radii on, a step a row takes with no
+    checker between, the faint disc, 1.5 radii on and 0.3 of a point aside, adds nothing
+    to the row and is none; where the next lies 4 radii on, the faint one a diameter
+    between fills the row's hole and is a checker."""
+    radius, width = 10.0, 24.0
+    discs = [Disc(0.0, 20.0, radius, 0.95, (240, 128, 128)), Disc(*faint, radius, 0.36, (225, 128, 128), gap=0.22)]
+    discs += [Disc(0.0, after + 20.0 * k, radius, 0.95, (240, 128, 128)) for k in range(3)]
+    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
+    distances = np.array([(15.0, 0.5), (16.0, 5.7)] + [(15.0, 0.5)] * 3)
+    side, row = _row(list(range(5)), discs, places, distances, [False] * 5, np.zeros((5, 2), bool), radius, 0.96)
+    assert side == 1 and row == {0, 2, 3, 4} | ({1} if taken else set())
+
+
 def test_past_fifteen_the_least_sure_disc_goes_not_the_faintest_outline():
     """A tournament board (seed 930260) whose black point in White's home board outlines
     a grey disc at its base as clearly as a checker (0.87), far from Black's colour: with

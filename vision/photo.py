@@ -717,7 +717,9 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     outlines discs of a light side's colour) counts at worst as even, however faint its
     outline (dark checkers on a dark point), unless it lies half off the field (less than
     ``ON_FIELD`` radii inside the base: the case's edge and corner outline faint discs
-    there);
+    there), and only where the row needs it: one the row may step straight past at no
+    loss is none (longer steps are weighed first and a shorter one must be worth more; a
+    pile's edge outlines such a disc half a point aside);
     past the last clear one only the evidence of each disc and its step count, but the
     step from a clear one to a disc whose outline is under what a checker's needs
     (``_even_support``) counts nothing, so the faint disc a bare point's base, or the
@@ -749,7 +751,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
         nxt: list[dict[bool, tuple[int, bool] | None]] = [{} for _ in order]
         for a in reversed(range(len(order))):
             rest[a][vouching[a]], nxt[a][vouching[a]] = worth[a], None
-            for b in range(a + 1, len(order)):
+            for b in reversed(range(a + 1, len(order))):
                 step = along[b] - along[a]
                 if not NEXT_SLOT[0] * radius <= step <= (NEXT_SLOT[1] + HOLE) * radius:
                     continue
