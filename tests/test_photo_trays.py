@@ -145,6 +145,24 @@ def test_dark_checkers_with_silver_rims_count_between_their_rims(seed, home, sta
     assert read.position == position, read.reason
 
 
+@pytest.mark.parametrize("seed, home, standing", [(973020, "bottom-left", 4), (973021, "bottom-left", 6),
+                                                   (973029, "top-left", 7)])
+def test_black_checkers_in_a_corner_of_a_black_tray_are_counted_by_their_rims(seed, home, standing):
+    """Black's borne-off checkers stand in a corner of a tournament board's black tray
+    (seeds 973020, 973021, 973029, difficulty 0.5). Their silver rims, seen from above
+    with their rounded edges, cross 0.79 of a diameter, under the 0.8 a band needed (a
+    die crosses 0.45, the cube 0.62); with the case's dark rim and the table beyond it
+    no further from Black's colour than the floor, the band ran a hundred rows for seven
+    rims (973021), too long for its faces, or took in the table's brown and was no
+    side's colour (973020). A band of rims runs from its first to its last, and a side
+    whose colour is the floor's shows its faces by their edges alone."""
+    image, position, _ = _render(seed, difficulty=0.5)
+    assert position.off(WHITE) == 0 and position.off(WHITE.opponent) == standing
+    assert _read_standing(image, None) == {"light": 0, "dark": standing}
+    read = import_photo(image, white="light", home=home)
+    assert read.position == position, read.reason
+
+
 def test_a_band_is_cut_to_its_faces_off_the_trays_floor():
     """Three of White's checkers stand in the tray of a tournament board (seed 973007,
     difficulty 0.5) at its end by the case's edge. The edges of their faces blur into

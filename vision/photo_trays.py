@@ -8,7 +8,8 @@ where edges across the tray crowd over a checker's width, running on as far as t
 edges or its side's colour (learned from the checkers on the points) go, and each face
 along it is one checker, or, where the lightest lines are far lighter than the side's
 colour (dark checkers with silver rims: the rims of checkers side by side show as one
-line), each stretch between two of them. The checkers found on the points and the bar
+line), each stretch between two of them, the band running from the first rim to the last
+(however far the case's dark around them stretches it). The checkers found on the points and the bar
 (one on the ace point may reach over the rim) take no part.
 """
 
@@ -25,7 +26,7 @@ PX_PER_DIAMETER = 24          # the straightened strip's scale
 REACH = 3.4                   # diameters beyond the field's end looked at (rim, strip and tray)
 NEAR_END = 0.15               # ... from this far beyond it (the field's edge itself)
 BEYOND_ENDS = 0.12            # field heights the trays reach beyond the field's sides
-ACROSS = (0.8, 1.25)          # a band's width across the tray, in diameters (a die's or the cube's less)
+ACROSS = (0.75, 1.25)         # a band's width across the tray, in diameters (a die's or the cube's less)
 EDGE_FLOOR = 4.0              # mean edge strength (Lab units per pixel) over a band at least ...
 EDGE_OVER = 3.0               # ... and this many times the strip's usual
 FLOOR_APART = 12.0            # Lab units a line across a band lies from the tray's floor ...
@@ -65,20 +66,25 @@ def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
         return []
     diameter = 2 * float(np.median([c.radius for c in on_points]))
     unit = fit.point_width * diameter / fit.point_width_px()      # a diameter in field units
+
+    def field_y(row: int) -> float:
+        return row / PX_PER_DIAMETER * unit - BEYOND_ENDS
+
     bands = []
     for end in (0, 1):
         lab, seen = _strip(image, fit, end, unit, checkers)
         for start, stop, x0, x1, colour in _bands(lab, seen, colours):
-            y0, y1 = (row / PX_PER_DIAMETER * unit - BEYOND_ENDS for row in (start, stop))
-            if x0 < (TRAY_FROM - NEAR_END) * PX_PER_DIAMETER or y0 < 0.5 < y1:
+            if x0 < (TRAY_FROM - NEAR_END) * PX_PER_DIAMETER or field_y(start) < 0.5 < field_y(stop):
                 continue        # on the field's own edge, or across the middle (a hinge, the trays' divider)
             lightness = _lightness(lab, x0, x1)
             faces = _faces(lightness, start, stop)
             if faces and np.median(lightness[faces]) > colours[colour][0][0] + RIM_LIGHTER:
-                faces = [(a + b) // 2 for a, b in zip(faces, faces[1:])]     # silver rims: faces between
+                # silver rims: the faces lie between them, the band from the first to the last
+                start, stop = faces[0], faces[-1]
+                faces = [(a + b) // 2 for a, b in zip(faces, faces[1:])]
             count = _standing(faces, stop - start)
             if count:
-                bands.append(TrayBand(end, colour, count, y0, y1))
+                bands.append(TrayBand(end, colour, count, field_y(start), field_y(stop)))
     return bands
 
 
@@ -195,7 +201,7 @@ def _off_floor(extent: tuple[int, int], lines: np.ndarray, floor: np.ndarray, mi
     floor beside them, and the floor is no checker's (the band's colour and length count
     its checkers). Faces of a ``side`` whose colour is the floor's (black on a black
     floor, their silver rims all that stands off it) tell nothing: the band stays whole."""
-    if np.linalg.norm(side - floor) <= FLOOR_APART:
+    if _floor_coloured(side, floor):
         return extent
     off = extent[0] + np.flatnonzero(np.linalg.norm(lines[extent[0]:extent[1]] - floor, axis=1) > FLOOR_APART)
     runs = np.split(off, np.flatnonzero(np.diff(off) > GAP * PX_PER_DIAMETER) + 1) if len(off) else []
@@ -224,10 +230,12 @@ def _lines_across(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: f
 def _extent(inside: np.ndarray, lines: np.ndarray, floor: np.ndarray, busy: np.ndarray, middle: int,
             side: np.ndarray) -> tuple[int, int] | None:
     """The run of lines across (``_lines_across``) about row ``middle`` crossed by edges
-    as a band's or nearer the ``side``'s colour than the tray's floor, gaps of a face's
-    dark edge bridged; None where none is."""
+    as a band's or nearer the ``side``'s colour than the tray's floor (unless the side's
+    colour is the floor's: then what is nearer it is the case or the table beyond), gaps
+    of a face's dark edge bridged; None where none is."""
     nearer = np.linalg.norm(lines - side, axis=1) < np.linalg.norm(lines - floor, axis=1)
-    differs = inside & (busy | (nearer & (np.linalg.norm(lines - floor, axis=1) > FLOOR_APART)))
+    coloured = nearer & (np.linalg.norm(lines - floor, axis=1) > FLOOR_APART) & (not _floor_coloured(side, floor))
+    differs = inside & (busy | coloured)
     hits = np.flatnonzero(differs)
     if not len(hits):
         return None
@@ -240,6 +248,12 @@ def _extent(inside: np.ndarray, lines: np.ndarray, floor: np.ndarray, busy: np.n
     while b < len(lines) - 1 and differs[b + 1:b + 1 + gap].any():
         b = b + 1 + int(np.flatnonzero(differs[b + 1:b + 1 + gap])[-1])
     return a, b + 1
+
+
+def _floor_coloured(side: np.ndarray, floor: np.ndarray) -> bool:
+    """Whether a side's colour is the tray floor's (within ``FLOOR_APART``: black checkers
+    on a black floor, only their silver rims standing off it)."""
+    return bool(np.linalg.norm(side - floor) <= FLOOR_APART)
 
 
 def _mode(lines: np.ndarray) -> np.ndarray:
