@@ -9,8 +9,8 @@ edges or its side's colour (learned from the checkers on the points) go, and eac
 along it is one checker, or, where the lightest lines are far lighter than the side's
 colour (dark checkers with silver rims: the rims of checkers side by side show as one
 line), each stretch between two of them, the band running from the first rim to the last
-(however far the case's dark around them stretches it). The checkers found on the points and the bar
-(one on the ace point may reach over the rim) take no part.
+(however far the case's dark around them stretches it). The checkers found on the points
+and the bar (one on the ace point may reach over the rim) take no part.
 """
 
 from __future__ import annotations
