@@ -13,7 +13,7 @@ from hardware.sim.render_sequence import bearoff_position, random_position
 from hardware.sim.renderer import STYLES, Conditions, render
 from vision.photo import HOMES, import_photo
 from vision.photo_board import FieldFit
-from vision.photo_trays import PX_PER_DIAMETER, _faces, _lightness, _off_floor, _standing, read_trays
+from vision.photo_trays import PX_PER_DIAMETER, _extent, _faces, _lightness, _off_floor, _standing, read_trays
 
 
 def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None):
@@ -174,6 +174,28 @@ def test_a_band_is_cut_to_its_faces_off_the_trays_floor():
     assert _read_standing(image, None) == {"light": 3, "dark": 0}
     read = import_photo(image, white="light", home="top-left")
     assert read.position == position, read.reason
+
+
+def test_a_band_of_rims_on_a_floor_of_its_sides_colour_runs_as_far_as_its_edges():
+    """Black's checkers (L 27) standing on a black floor (L 18), their silver rims (L 200)
+    every sixth row from 50 to 70 where edges cross the strip, the table's brown (L 110)
+    from row 30 to 45: nearer Black's colour than the floor's, but no face of Black's
+    shows so; the band runs over its edges alone. White's (L 227) on a white score card
+    (L 236), no rims lighter than it: the lines nearer its colour (L 220) still run the
+    band on, and a band two lines of print long on the card is no row of faces."""
+    def lines_of(floor: float, rows: dict[tuple[int, int], float]) -> np.ndarray:
+        lines = np.tile(np.array([floor, 128.0, 128.0]), (100, 1))
+        for (a, b), lightness in rows.items():
+            lines[a:b, 0] = lightness
+        return lines
+
+    inside, busy = np.ones(100, bool), np.zeros(100, bool)
+    busy[50:71] = True
+    black = lines_of(18.0, {(30, 46): 110.0, (50, 71): 40.0})
+    black[50:71:6, 0] = 200.0
+    assert _extent(inside, black, np.array([18.0, 128, 128]), busy, 60, np.array([27.0, 128, 128])) == (50, 71)
+    white = lines_of(236.0, {(30, 61): 220.0})
+    assert _extent(inside, white, np.array([236.0, 128, 128]), busy, 45, np.array([227.0, 128, 132])) == (30, 71)
 
 
 def test_a_band_keeps_its_run_of_lines_off_the_floor_or_stays_whole():
