@@ -25,8 +25,8 @@ from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced,
                           _discs_and_field, _field_like, _fifteen, _home_corner, _point_number, _read_position,
-                          _plain_upper, _row, _stack_hides, _stack_uppers, _under_pyramid, _hidden_wanted,
-                          _working_copy, import_photo)
+                          _plain_upper, _row, _stack_hides, _stack_uppers, _under_layers, _under_pyramid,
+                          _hidden_wanted, _working_copy, import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
                                 field_colour, find_field, refine)
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
@@ -471,6 +471,20 @@ def test_a_faint_disc_in_a_row_is_a_checker_only_where_the_row_needs_it(faint, a
     distances = np.array([(15.0, 0.5), (16.0, 5.7)] + [(15.0, 0.5)] * 3)
     side, row = _row(list(range(5)), discs, places, distances, [False] * 5, np.zeros((5, 2), bool), radius, 0.96)
     assert side == 1 and row == {0, 2, 3, 4} | ({1} if taken else set())
+
+
+def test_a_crescent_past_a_rows_first_checker_off_the_field_is_no_checker_under_it():
+    """Four dark checkers of radius 45 in a row on a point from a diameter inside its base,
+    and two crescents of their colour outlined beside the row along the point: one past
+    the last checker is a checker under a pile's upper layer; one centred 50 pixels past
+    the base lies off the field and is none (the case's edge beside a row's first checker
+    outlines one: on a brown board it made a fifteenth checker and a wrong position)."""
+    fit = FieldFit(np.array([(0, 0), (1300, 0), (1300, 1000), (0, 1000)], float))
+    x, radius = float(fit.to_image([(fit.column_centres()[0], 0.0)])[0][0]), 45.0
+    taken = [PhotoChecker(x, y, radius, "dark", 1.0, "point", 0, 0, y, outline=0.95) for y in (45, 135, 225, 315)]
+    under = [Disc(x, 360.0, radius, 0.5, (40, 128, 128)), Disc(x, -50.0, radius, 0.5, (40, 128, 128))]
+    found = _under_layers(under, np.array([(0.5, 9.0)] * 2), np.zeros((2, 2), bool), taken, {(0, 0): 0}, fit, radius)
+    assert [(c.y, c.colour, c.confidence) for c in found] == [(360.0, "dark", UNSEEN)]
 
 
 def test_past_fifteen_the_least_sure_disc_goes_not_the_faintest_outline():

@@ -387,8 +387,9 @@ def _fifteen(checkers: list[PhotoChecker], off_only: bool = False) -> list[Photo
 def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> list[PhotoChecker]:
     """The checkers under a pile's upper layer (``under``, from ``under_discs``): on a point
     whose row was read (``sides``: (column, row) to side) with ``ROW`` - 1 checkers or
-    more (no one piles a shorter row), of the row's colour within ``UNDER_COLOUR``
-    spreads, not the field's, lying along the point from the nearest checker of the row
+    more (no one piles a shorter row), on the field (``ON_FIELD`` radii inside the base
+    at least: the case's edge outlines crescents past a row's first checker), of the row's
+    colour within ``UNDER_COLOUR`` spreads, not the field's, lying along the point from the nearest checker of the row
     (within ``UNDER_ALONG``: a checker's own side seen at a slant, or its shadow, shows
     as a crescent away from the camera, whichever way the point runs), not where a
     checker was already taken, nor between two checkers of the row (outlined at least
@@ -399,7 +400,8 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
     for u, distance, like in zip(under, distances, field_like):
         place, column, row, _, along = _place(u, fit, radius)
         side = sides.get((column, row))
-        if place != "point" or side is None or distance[side] > UNDER_COLOUR or like[side]:
+        if place != "point" or along < ON_FIELD * radius or side is None or distance[side] > UNDER_COLOUR \
+                or like[side]:
             continue
         mates = [c for c in taken if (c.place, c.column, c.row) == ("point", column, row)]
         if len(mates) < ROW - 1:
