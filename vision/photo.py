@@ -388,14 +388,14 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
     """The checkers under a pile's upper layer (``under``, from ``under_discs``): on a point
     whose row was read (``sides``: (column, row) to side) with ``ROW`` - 1 checkers or
     more (no one piles a shorter row), on the field (``ON_FIELD`` radii inside the base
-    at least: the case's edge outlines crescents past a row's first checker), of the row's
-    colour within ``UNDER_COLOUR`` spreads, not the field's, lying along the point from the nearest checker of the row
-    (within ``UNDER_ALONG``: a checker's own side seen at a slant, or its shadow, shows
-    as a crescent away from the camera, whichever way the point runs), not where a
-    checker was already taken, nor between two checkers of the row (outlined at least
-    ``EVEN_SUPPORT``) a step apart (nearer one of the row's usual steps than two, and
-    within ``NEXT_SLOT``: no room under them; the waist between two checkers of a flat
-    row outlines a disc)."""
+    at least: the case's edge outlines crescents past a row's first checker), of the
+    row's colour within ``UNDER_COLOUR`` spreads, not the field's, lying along the point
+    from the nearest checker of the row (within ``UNDER_ALONG``: a checker's own side
+    seen at a slant, or its shadow, shows as a crescent away from the camera, whichever
+    way the point runs), not where a checker was already taken, nor between two checkers
+    of the row (outlined at least ``EVEN_SUPPORT``) a step apart (nearer one of the row's
+    usual steps than two, and within ``NEXT_SLOT``: no room under them; the waist between
+    two checkers of a flat row outlines a disc)."""
     out = []
     for u, distance, like in zip(under, distances, field_like):
         place, column, row, _, along = _place(u, fit, radius)
