@@ -233,9 +233,9 @@ def _extent(inside: np.ndarray, lines: np.ndarray, floor: np.ndarray, busy: np.n
     as a band's or nearer the ``side``'s colour than the tray's floor (unless the side's
     colour is the floor's and rims far lighter show: then what is nearer it is the case
     or the table beyond), gaps of a face's dark edge bridged; None where none is."""
-    nearer = np.linalg.norm(lines - side, axis=1) < np.linalg.norm(lines - floor, axis=1)
+    from_floor = np.linalg.norm(lines - floor, axis=1)
     rimmed = _floor_coloured(side, floor) and bool((lines[inside, 0] > side[0] + RIM_LIGHTER).any())
-    coloured = nearer & (np.linalg.norm(lines - floor, axis=1) > FLOOR_APART) & (not rimmed)
+    coloured = (np.linalg.norm(lines - side, axis=1) < from_floor) & (from_floor > FLOOR_APART) & (not rimmed)
     differs = inside & (busy | coloured)
     hits = np.flatnonzero(differs)
     if not len(hits):
