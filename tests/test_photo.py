@@ -456,14 +456,18 @@ def test_a_disc_a_diameter_on_but_half_a_point_aside_is_no_rows_next_checker(asi
     assert side == 0 and row == set(range(5)) | ({5} if taken else set())
 
 
-@pytest.mark.parametrize("faint, after, taken", [((7.0, 35.0), 49.0, False), ((0.0, 40.0), 60.0, True)])
+@pytest.mark.parametrize("faint, after, taken", [((7.0, 35.0), 49.0, False), ((7.0, 35.0), 50.0, False),
+                                                 ((0.0, 35.0), 50.0, True), ((0.0, 40.0), 60.0, True)])
 def test_a_faint_disc_in_a_row_is_a_checker_only_where_the_row_needs_it(faint, after, taken):
     """Clear checkers of radius 10 on a point 24 pixels wide from 20 pixels past its base
     and a faint disc of their colour after the first (a pile's edge outlines one between
     two rows). Where the next clear checker lies 2.9 radii on, a step a row takes with no
     checker between, the faint disc, 1.5 radii on and 0.3 of a point aside, adds nothing
-    to the row and is none; where the next lies 4 radii on, the faint one a diameter
-    between fills the row's hole and is a checker."""
+    to the row and is none; where it lies 3 radii on, a step counted as skipping a
+    checker, the faint disc between, 1.5 radii from each and 0.7 radii off their line, is
+    a pile's edge and none either; on their line it is a squeezed row's middle checker;
+    where the next lies 4 radii on, the faint one a diameter between fills the row's hole
+    and is a checker."""
     radius, width = 10.0, 24.0
     discs = [Disc(0.0, 20.0, radius, 0.95, (240, 128, 128)), Disc(*faint, radius, 0.36, (225, 128, 128), gap=0.22)]
     discs += [Disc(0.0, after + 20.0 * k, radius, 0.95, (240, 128, 128)) for k in range(3)]
@@ -471,6 +475,40 @@ def test_a_faint_disc_in_a_row_is_a_checker_only_where_the_row_needs_it(faint, a
     distances = np.array([(15.0, 0.5), (16.0, 5.7)] + [(15.0, 0.5)] * 3)
     side, row = _row(list(range(5)), discs, places, distances, [False] * 5, np.zeros((5, 2), bool), radius, 0.96)
     assert side == 1 and row == {0, 2, 3, 4} | ({1} if taken else set())
+
+
+def test_field_coloured_discs_beyond_a_rows_checker_are_the_fields_grain():
+    """A clear light checker of radius 10 at a point's base on a cream field and, beyond
+    it, two faint discs the field's colour (its grain) and a faint cream disc 9 radii on
+    (a tournament board, seed 280020: three such discs made White's fifteen with three
+    checkers a pile hid on the next point unfound, a wrong position). The last vouches
+    for no disc of the field's colour below it: the row is the checker alone."""
+    radius, width = 10.0, 24.0
+    discs = [Disc(0.0, 10.0, radius, 0.97, (240, 128, 135)), Disc(6.7, 56.0, radius, 0.49, (225, 128, 140), gap=0.16),
+             Disc(9.4, 80.0, radius, 0.52, (225, 128, 140), gap=0.22), Disc(3.8, 101.0, radius, 0.55, (230, 128, 138))]
+    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
+    distances = np.array([(39.8, 1.0), (32.9, 1.3), (36.2, 1.0), (36.6, 1.0)])
+    field_like = np.array([(True, False), (True, True), (True, True), (True, False)])
+    assert _row(list(range(4)), discs, places, distances, [False] * 4, field_like, radius, 0.94) == (1, {0})
+
+
+@pytest.mark.parametrize("beyond, side, taken", [(1, 0, {0}), (4, 1, {0, 1, 2, 3, 4})])
+def test_a_clear_checker_plainly_of_the_other_colour_joins_a_row_only_its_own_colour_vouches_for(
+        beyond, side, taken):
+    """A clear checker of radius 10 at a point's base, its colour 3 spreads from the dark
+    side's and 6.2 from the light's, and beyond it faint discs of the light colour a
+    diameter apart. One faint disc (a light point's body outlines one beside a dark
+    checker on it) does not make a light row of the two: the checker is dark, alone on
+    its point. Four (a row of light checkers, the one at its base in shade) do: the row
+    is light and the checker with it."""
+    radius, width = 10.0, 24.0
+    discs = [Disc(0.0, 10.0, radius, 0.93, (114, 189, 170))]
+    discs += [Disc(0.0, 30.0 + 20.0 * k, radius, 0.61, (225, 128, 135), gap=0.1) for k in range(beyond)]
+    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
+    distances = np.array([(3.0, 6.2)] + [(14.0, 0.5)] * beyond)
+    found = _row(list(range(len(discs))), discs, places, distances, [False] * len(discs),
+                 np.zeros((len(discs), 2), bool), radius, 0.9)
+    assert found == (side, taken)
 
 
 def test_a_crescent_past_a_rows_first_checker_off_the_field_is_no_checker_under_it():

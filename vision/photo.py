@@ -77,6 +77,7 @@ REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii ...
 STRAIGHT = 1.0          # ... along the point, the next checker no more than this many radii across from the last
 EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base still counts as on it
 ON_FIELD = 0.25         # ... but one centred less than this many radii inside the base is vouched for by no row
+ASIDE = 0.5             # ... a faint disc this many radii off the line of the two it lies between is none
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
 UNSEEN = 0.3            # confidence of a checker put where a row skips one or a pile's upper layer hides one
 UNSURE = 0.25           # a checker less sure than this goes first where a side has more than fifteen ...
@@ -719,9 +720,15 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     outlines discs of a light side's colour) counts at worst as even, however faint its
     outline (dark checkers on a dark point), unless it lies half off the field (less than
     ``ON_FIELD`` radii inside the base: the case's edge and corner outline faint discs
-    there), and only where the row needs it: one the row may step straight past at no
-    loss is none (longer steps are weighed first and a shorter one must be worth more; a
-    pile's edge outlines such a disc half a point aside);
+    there), is the field's colour (its grain: a cream field outlines discs of a light
+    side's colour) or lies aside between two outlined ones (``_aside``: a pile's edge
+    outlines one there), and only where the row needs it: one the row may step straight
+    past at no loss is none (longer steps are weighed first and a shorter one must be
+    worth more);
+    a clear disc whose colour is plainly the other side's (``NEARER``) joins a row only
+    where its own colour vouches for it (one clear disc of it, or two as likely checkers
+    as not: a row whose first checker stands in shade), not beside one faint disc (a
+    point of that colour outlines one on its body beside the other side's checker);
     past the last clear one only the evidence of each disc and its step count, but the
     step from a clear one to a disc whose outline is under what a checker's needs
     (``_even_support``) counts nothing, so the faint disc a bare point's base, or the
@@ -740,13 +747,19 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     for side in sides:
         colour = {j: min(_row_colour(discs[j], distances[j], side), ROW_COLOUR) if j in lit
                   else _row_colour(discs[j], distances[j], side) for j in members}
-        order = sorted((j for j in members if colour[j] <= ROW_COLOUR), key=lambda j: places[j][4])
+        own = [discs[j].support for j in members if distances[j][side] <= COLOUR_SPREAD]
+        vouched = any(v >= CLEAR_OUTLINE for v in own) or sum(v >= _even_support(reference) for v in own) >= 2
+        plainly_other = {j for j in members if not vouched and j not in lit and discs[j].support >= CLEAR_OUTLINE
+                         and distances[j][1 - side] <= NEARER * distances[j][side]}
+        order = sorted((j for j in members if colour[j] <= ROW_COLOUR and j not in plainly_other),
+                       key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
         outlined = [discs[j].support >= _even_support(reference) for j in order]
         worth = [_evidence(discs[j], colour[j], reference) - DIE_COST * near_die[j]
                  - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
         vouching = [w > 0 and places[j][3] <= ON_LINE for w, j in zip(worth, order)]
         centres = np.array([(discs[j].x, discs[j].y) for j in order], float).reshape(-1, 2)
+        aside = _aside(along, centres, outlined, radius)
         # rest[a][vouched]: the best worth of a row's part from disc a on toward the tip,
         # ``vouched`` when that part holds a clear disc; nxt: the disc after a in it
         rest: list[dict[bool, float]] = [{} for _ in order]
@@ -763,7 +776,8 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
                            and across_squared <= (STRAIGHT * radius) ** 2)
                 link = ROW_BONUS if regular else 0.0
                 for vouched, value in rest[b].items():
-                    even = vouched and along[a] >= ON_FIELD * radius
+                    even = (vouched and along[a] >= ON_FIELD * radius and not field_like[order[a], side]
+                            and not aside[a])
                     faint_after_clear = worth[a] > 0 and not (vouched or outlined[b])
                     v = ((max(worth[a], 0.0) if even else worth[a]) + (0.0 if faint_after_clear else link)
                          - SKIP_COST * skipped + value)
@@ -808,6 +822,24 @@ def _balanced(read: dict, others: list[int], row_of, distances: np.ndarray) -> d
             counts[1 - full] += len(row)
             read[key] = (side, row)
     return read
+
+
+def _aside(along: list[float], centres: np.ndarray, outlined: list[bool], radius: float) -> list[bool]:
+    """For each of a point's discs (in order along it), whether it lies between two outlined
+    ones, each less than a regular step (``REGULAR_STEP``) from it along the point, and
+    more than ``ASIDE`` radii off the line joining them: a checker squeezed between two
+    lies on their line; a pile's edge outlines a disc half a point aside, overlapping both."""
+    limit = REGULAR_STEP[0] * radius
+    out = []
+    for a in range(len(along)):
+        p = next((p for p in reversed(range(a)) if outlined[p] and along[a] - along[p] < limit), None)
+        q = next((q for q in range(a + 1, len(along)) if outlined[q] and along[q] - along[a] < limit), None)
+        if p is None or q is None:
+            out.append(False)
+            continue
+        (dx, dy), (ex, ey) = centres[q] - centres[p], centres[a] - centres[p]
+        out.append(bool(abs(dx * ey - dy * ex) > ASIDE * radius * max(float(np.hypot(dx, dy)), 1e-9)))
+    return out
 
 
 def _row_colour(d: Disc, distances: np.ndarray, side: int) -> float:
