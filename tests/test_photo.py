@@ -456,16 +456,16 @@ def test_a_disc_a_diameter_on_but_half_a_point_aside_is_no_rows_next_checker(asi
     assert side == 0 and row == set(range(5)) | ({5} if taken else set())
 
 
-@pytest.mark.parametrize("faint, after, taken", [((7.0, 35.0), 49.0, False), ((7.0, 35.0), 50.0, False),
+@pytest.mark.parametrize("faint, after, taken", [((4.0, 35.0), 49.0, False), ((7.0, 35.0), 50.0, False),
                                                  ((0.0, 35.0), 50.0, True), ((0.0, 40.0), 60.0, True)])
 def test_a_faint_disc_in_a_row_is_a_checker_only_where_the_row_needs_it(faint, after, taken):
     """Clear checkers of radius 10 on a point 24 pixels wide from 20 pixels past its base
     and a faint disc of their colour after the first (a pile's edge outlines one between
     two rows). Where the next clear checker lies 2.9 radii on, a step a row takes with no
-    checker between, the faint disc, 1.5 radii on and 0.3 of a point aside, adds nothing
-    to the row and is none; where it lies 3 radii on, a step counted as skipping a
-    checker, the faint disc between, 1.5 radii from each and 0.7 radii off their line, is
-    a pile's edge and none either; on their line it is a squeezed row's middle checker;
+    checker between, the faint disc, 1.5 radii on and 0.4 radii aside, adds nothing to
+    the row and is none; where it lies 3 radii on, a step counted as skipping a checker,
+    the faint disc between, 1.5 radii from each and 0.7 radii off their line, is a pile's
+    edge and none either; on their line it is a squeezed row's middle checker;
     where the next lies 4 radii on, the faint one a diameter between fills the row's hole
     and is a checker."""
     radius, width = 10.0, 24.0

@@ -77,7 +77,7 @@ REGULAR_STEP = (1.6, 2.5)  # a row's regular spacing, in radii ...
 STRAIGHT = 1.0          # ... along the point, the next checker no more than this many radii across from the last
 EDGE_SLACK = 2.0        # a disc centred this many radii beyond a point's base still counts as on it
 ON_FIELD = 0.25         # ... but one centred less than this many radii inside the base is vouched for by no row
-ASIDE = 0.5             # ... a faint disc this many radii off the line of the two it lies between is none
+ASIDE = 0.5             # ... but not one this many radii off the line of two outlined ones beside it (_aside)
 HOLE = 2.2              # a row may skip this many radii (a checker whose outline did not show)
 UNSEEN = 0.3            # confidence of a checker put where a row skips one or a pile's upper layer hides one
 UNSURE = 0.25           # a checker less sure than this goes first where a side has more than fifteen ...
@@ -724,37 +724,38 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     side's colour) or lies aside between two outlined ones (``_aside``: a pile's edge
     outlines one there), and only where the row needs it: one the row may step straight
     past at no loss is none (longer steps are weighed first and a shorter one must be
-    worth more);
-    a clear disc whose colour is plainly the other side's (``NEARER``) joins a row only
-    where its own colour vouches for it (one clear disc of it, or two as likely checkers
-    as not: a row whose first checker stands in shade), not beside one faint disc (a
-    point of that colour outlines one on its body beside the other side's checker);
-    past the last clear one only the evidence of each disc and its step count, but the
-    step from a clear one to a disc whose outline is under what a checker's needs
-    (``_even_support``) counts nothing, so the faint disc a bare point's base, or the
-    body of a point of the checkers' colour, makes beside the row's last checker stays
-    out, while a row of faint discs (dark checkers on a dark point) is still one.
-    So a clear one alone makes a row and a disc whose colour lies between the sides'
-    takes its row's. A disc round a die read (``near_die``: the die's middle inside it)
-    costs ``DIE_COST``: alone it is the die, in a row of checkers it is one, and it
-    vouches for no faint disc below it (a die thrown onto a point beyond its checkers).
-    A disc the colour of the field (``field_like``) costs ``FIELD_COST``: on a field the
-    colour of one side's checkers (cream and white) the field's grain outlines discs of
-    nearly that colour beside the points. The discs ``lit`` (a row read as the other
-    side's: a point holds one side's checkers) count at most ``ROW_COLOUR`` from the side,
-    however far their colour lies (black checkers lit grey under a lamp's glare)."""
+    worth more); past the last clear one only the evidence of each disc and its step
+    count, but the step from a clear one to a disc whose outline is under what a
+    checker's needs (``_even_support``) counts nothing, so the faint disc a bare point's
+    base, or the body of a point of the checkers' colour, makes beside the row's last
+    checker stays out, while a row of faint discs (dark checkers on a dark point) is
+    still one. So a clear one alone makes a row and a disc whose colour lies between the
+    sides' takes its row's. A clear disc whose colour is plainly the other side's
+    (``NEARER``) joins a row only where the row's colour vouches for the row (a clear
+    disc of that colour, or two as likely checkers as not: a row whose first checker
+    stands in shade), not beside one faint disc (a point of the row's colour outlines one
+    on its body beside the other side's checker); discs ``lit`` are exempt. A disc round
+    a die read (``near_die``: the die's middle inside it) costs ``DIE_COST``: alone it is
+    the die, in a row of checkers it is one, and it vouches for no faint disc below it (a
+    die thrown onto a point beyond its checkers). A disc the colour of the field
+    (``field_like``) costs ``FIELD_COST``: on a field the colour of one side's checkers
+    (cream and white) the field's grain outlines discs of nearly that colour beside the
+    points. The discs ``lit`` (a row read as the other side's: a point holds one side's
+    checkers) count at most ``ROW_COLOUR`` from the side, however far their colour lies
+    (black checkers lit grey under a lamp's glare)."""
     best_row: tuple[float, int, set[int]] = (0.0, sides[0], set())
     for side in sides:
         colour = {j: min(_row_colour(discs[j], distances[j], side), ROW_COLOUR) if j in lit
                   else _row_colour(discs[j], distances[j], side) for j in members}
+        even_support = _even_support(reference)
         own = [discs[j].support for j in members if distances[j][side] <= COLOUR_SPREAD]
-        vouched = any(v >= CLEAR_OUTLINE for v in own) or sum(v >= _even_support(reference) for v in own) >= 2
-        plainly_other = {j for j in members if not vouched and j not in lit and discs[j].support >= CLEAR_OUTLINE
+        row_vouched = any(v >= CLEAR_OUTLINE for v in own) or sum(v >= even_support for v in own) >= 2
+        plainly_other = {j for j in members if not row_vouched and j not in lit and discs[j].support >= CLEAR_OUTLINE
                          and distances[j][1 - side] <= NEARER * distances[j][side]}
         order = sorted((j for j in members if colour[j] <= ROW_COLOUR and j not in plainly_other),
                        key=lambda j: places[j][4])
         along = [places[j][4] for j in order]
-        outlined = [discs[j].support >= _even_support(reference) for j in order]
+        outlined = [discs[j].support >= even_support for j in order]
         worth = [_evidence(discs[j], colour[j], reference) - DIE_COST * near_die[j]
                  - FIELD_COST * field_like[j, side] - OFF_LINE_COST * max(0.0, places[j][3] - ON_LINE) for j in order]
         vouching = [w > 0 and places[j][3] <= ON_LINE for w, j in zip(worth, order)]
@@ -826,9 +827,10 @@ def _balanced(read: dict, others: list[int], row_of, distances: np.ndarray) -> d
 
 def _aside(along: list[float], centres: np.ndarray, outlined: list[bool], radius: float) -> list[bool]:
     """For each of a point's discs (in order along it), whether it lies between two outlined
-    ones, each less than a regular step (``REGULAR_STEP``) from it along the point, and
-    more than ``ASIDE`` radii off the line joining them: a checker squeezed between two
-    lies on their line; a pile's edge outlines a disc half a point aside, overlapping both."""
+    ones, each less than ``REGULAR_STEP[0]`` radii from it along the point, and more than
+    ``ASIDE`` radii off the line joining them: no hole of a row there (a checker squeezed
+    between two lies on their line; a pile's edge outlines a disc half a point aside,
+    overlapping both)."""
     limit = REGULAR_STEP[0] * radius
     out = []
     for a in range(len(along)):
