@@ -511,6 +511,22 @@ def test_a_clear_checker_plainly_of_the_other_colour_joins_a_row_only_its_own_co
     assert found == (side, taken)
 
 
+def test_a_row_read_again_as_the_other_sides_keeps_its_lit_checker_however_plain_its_colour():
+    """A clear checker of radius 10 at a point's base whose colour lies 3 spreads from the
+    light side's and 6.2 from the dark's, and a faint dark disc a diameter beyond it. Read
+    as Black's on its own, the point's row is the faint disc alone (one faint disc of
+    Black's colour vouches for no checker plainly White's). Read again as Black's because
+    a point holds one side's checkers and the counts need it (``lit``: a black checker lit
+    grey under a lamp), the clear checker is Black's too."""
+    radius, width = 10.0, 24.0
+    discs = [Disc(0.0, 10.0, radius, 0.93, (150, 128, 128)), Disc(0.0, 30.0, radius, 0.61, (40, 128, 128), gap=0.1)]
+    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
+    distances = np.array([(6.2, 3.0), (0.5, 14.0)])
+    read = [_row([0, 1], discs, places, distances, [False] * 2, np.zeros((2, 2), bool), radius, 0.9, (0,), lit)
+            for lit in (frozenset(), frozenset({0}))]
+    assert read == [(0, {1}), (0, {0, 1})]
+
+
 def test_a_crescent_past_a_rows_first_checker_off_the_field_is_no_checker_under_it():
     """Four dark checkers of radius 45 in a row on a point from a diameter inside its base,
     and two crescents of their colour outlined beside the row along the point: one past
