@@ -440,6 +440,17 @@ def test_black_checkers_on_a_black_bar_are_found(seed, home, black):
     assert read.position == position, read.reason
 
 
+def _row_on_point(discs: list[Disc], distances, reference: float, field_like=None, sides=(0, 1),
+                  lit=frozenset()) -> tuple[int, set[int]]:
+    """``_row`` over ``discs`` of radius 10 on one point 24 pixels wide whose centre line
+    is x = 0 and base y = 0, none near a die (``field_like`` none unless given)."""
+    places = [("point", 3, 0, abs(d.x) / 24.0, d.y) for d in discs]
+    n = len(discs)
+    field_like = np.zeros((n, 2), bool) if field_like is None else field_like
+    return _row(list(range(n)), discs, places, np.asarray(distances), [False] * n, field_like, 10.0, reference,
+                sides, lit)
+
+
 @pytest.mark.parametrize("aside, taken", [(11.0, False), (8.0, True)])
 def test_a_disc_a_diameter_on_but_half_a_point_aside_is_no_rows_next_checker(aside, taken):
     """Five clear checkers of radius 10 in a row on a point 24 pixels wide, and past the
@@ -447,12 +458,10 @@ def test_a_disc_a_diameter_on_but_half_a_point_aside_is_no_rows_next_checker(asi
     (an inlay's diamond on the field outlines one): 11 pixels aside (1.1 radii, 0.46 of a
     point), it is no step of the row's regular spacing and stays out; 8 aside (a row
     bending a little) it is the row's sixth checker."""
-    radius, width = 10.0, 24.0
+    radius = 10.0
     discs = [Disc(0.0, 10.0 + 20.0 * k, radius, 0.95, (60, 140, 150)) for k in range(5)]
     discs.append(Disc(aside, 114.0, radius, 0.64, (60, 140, 150), gap=0.16))
-    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
-    distances = np.array([(0.5, 15.0)] * 5 + [(1.1, 16.0)])
-    side, row = _row(list(range(6)), discs, places, distances, [False] * 6, np.zeros((6, 2), bool), radius, 0.98)
+    side, row = _row_on_point(discs, [(0.5, 15.0)] * 5 + [(1.1, 16.0)], 0.98)
     assert side == 0 and row == set(range(5)) | ({5} if taken else set())
 
 
@@ -468,12 +477,10 @@ def test_a_faint_disc_in_a_row_is_a_checker_only_where_the_row_needs_it(faint, a
     edge and none either; on their line it is a squeezed row's middle checker;
     where the next lies 4 radii on, the faint one a diameter between fills the row's hole
     and is a checker."""
-    radius, width = 10.0, 24.0
+    radius = 10.0
     discs = [Disc(0.0, 20.0, radius, 0.95, (240, 128, 128)), Disc(*faint, radius, 0.36, (225, 128, 128), gap=0.22)]
     discs += [Disc(0.0, after + 20.0 * k, radius, 0.95, (240, 128, 128)) for k in range(3)]
-    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
-    distances = np.array([(15.0, 0.5), (16.0, 5.7)] + [(15.0, 0.5)] * 3)
-    side, row = _row(list(range(5)), discs, places, distances, [False] * 5, np.zeros((5, 2), bool), radius, 0.96)
+    side, row = _row_on_point(discs, [(15.0, 0.5), (16.0, 5.7)] + [(15.0, 0.5)] * 3, 0.96)
     assert side == 1 and row == {0, 2, 3, 4} | ({1} if taken else set())
 
 
@@ -483,13 +490,11 @@ def test_field_coloured_discs_beyond_a_rows_checker_are_the_fields_grain():
     (a tournament board, seed 280020: three such discs made White's fifteen with three
     checkers a pile hid on the next point unfound, a wrong position). The last vouches
     for no disc of the field's colour below it: the row is the checker alone."""
-    radius, width = 10.0, 24.0
+    radius = 10.0
     discs = [Disc(0.0, 10.0, radius, 0.97, (240, 128, 135)), Disc(6.7, 56.0, radius, 0.49, (225, 128, 140), gap=0.16),
              Disc(9.4, 80.0, radius, 0.52, (225, 128, 140), gap=0.22), Disc(3.8, 101.0, radius, 0.55, (230, 128, 138))]
-    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
-    distances = np.array([(39.8, 1.0), (32.9, 1.3), (36.2, 1.0), (36.6, 1.0)])
     field_like = np.array([(True, False), (True, True), (True, True), (True, False)])
-    assert _row(list(range(4)), discs, places, distances, [False] * 4, field_like, radius, 0.94) == (1, {0})
+    assert _row_on_point(discs, [(39.8, 1.0), (32.9, 1.3), (36.2, 1.0), (36.6, 1.0)], 0.94, field_like) == (1, {0})
 
 
 @pytest.mark.parametrize("beyond, side, taken", [(1, 0, {0}), (4, 1, {0, 1, 2, 3, 4})])
@@ -501,14 +506,10 @@ def test_a_clear_checker_plainly_of_the_other_colour_joins_a_row_only_its_own_co
     checker on it) does not make a light row of the two: the checker is dark, alone on
     its point. Four (a row of light checkers, the one at its base in shade) do: the row
     is light and the checker with it."""
-    radius, width = 10.0, 24.0
+    radius = 10.0
     discs = [Disc(0.0, 10.0, radius, 0.93, (114, 189, 170))]
     discs += [Disc(0.0, 30.0 + 20.0 * k, radius, 0.61, (225, 128, 135), gap=0.1) for k in range(beyond)]
-    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
-    distances = np.array([(3.0, 6.2)] + [(14.0, 0.5)] * beyond)
-    found = _row(list(range(len(discs))), discs, places, distances, [False] * len(discs),
-                 np.zeros((len(discs), 2), bool), radius, 0.9)
-    assert found == (side, taken)
+    assert _row_on_point(discs, [(3.0, 6.2)] + [(14.0, 0.5)] * beyond, 0.9) == (side, taken)
 
 
 def test_a_row_read_again_as_the_other_sides_keeps_its_lit_checker_however_plain_its_colour():
@@ -518,11 +519,9 @@ def test_a_row_read_again_as_the_other_sides_keeps_its_lit_checker_however_plain
     Black's colour vouches for no checker plainly White's). Read again as Black's because
     a point holds one side's checkers and the counts need it (``lit``: a black checker lit
     grey under a lamp), the clear checker is Black's too."""
-    radius, width = 10.0, 24.0
+    radius = 10.0
     discs = [Disc(0.0, 10.0, radius, 0.93, (150, 128, 128)), Disc(0.0, 30.0, radius, 0.61, (40, 128, 128), gap=0.1)]
-    places = [("point", 3, 0, abs(d.x) / width, d.y) for d in discs]
-    distances = np.array([(6.2, 3.0), (0.5, 14.0)])
-    read = [_row([0, 1], discs, places, distances, [False] * 2, np.zeros((2, 2), bool), radius, 0.9, (0,), lit)
+    read = [_row_on_point(discs, [(6.2, 3.0), (0.5, 14.0)], 0.9, sides=(0,), lit=lit)
             for lit in (frozenset(), frozenset({0}))]
     assert read == [(0, {1}), (0, {0, 1})]
 

@@ -744,10 +744,10 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     checkers) count at most ``ROW_COLOUR`` from the side, however far their colour lies
     (black checkers lit grey under a lamp's glare)."""
     best_row: tuple[float, int, set[int]] = (0.0, sides[0], set())
+    even_support = _even_support(reference)
     for side in sides:
         colour = {j: min(_row_colour(discs[j], distances[j], side), ROW_COLOUR) if j in lit
                   else _row_colour(discs[j], distances[j], side) for j in members}
-        even_support = _even_support(reference)
         own = [discs[j].support for j in members if distances[j][side] <= COLOUR_SPREAD]
         row_vouched = any(v >= CLEAR_OUTLINE for v in own) or sum(v >= even_support for v in own) >= 2
         plainly_other = {j for j in members if not row_vouched and j not in lit and discs[j].support >= CLEAR_OUTLINE
