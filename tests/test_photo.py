@@ -23,7 +23,7 @@ from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
-from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _balanced,
+from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _aside, _balanced,
                           _discs_and_field, _field_like, _fifteen, _home_corner, _point_number, _read_position,
                           _plain_upper, _row, _stack_hides, _stack_uppers, _under_layers, _under_pyramid,
                           _hidden_wanted, _working_copy, import_photo)
@@ -497,19 +497,34 @@ def test_field_coloured_discs_beyond_a_rows_checker_are_the_fields_grain():
     assert _row_on_point(discs, [(39.8, 1.0), (32.9, 1.3), (36.2, 1.0), (36.6, 1.0)], 0.94, field_like) == (1, {0})
 
 
-@pytest.mark.parametrize("beyond, side, taken", [(1, 0, {0}), (4, 1, {0, 1, 2, 3, 4})])
+@pytest.mark.parametrize("beyond, outline, side, taken", [(1, 0.61, 0, {0}), (4, 0.61, 1, {0, 1, 2, 3, 4}),
+                                                           (1, 0.9, 1, {0, 1})])
 def test_a_clear_checker_plainly_of_the_other_colour_joins_a_row_only_its_own_colour_vouches_for(
-        beyond, side, taken):
+        beyond, outline, side, taken):
     """A clear checker of radius 10 at a point's base, its colour 3 spreads from the dark
-    side's and 6.2 from the light's, and beyond it faint discs of the light colour a
-    diameter apart. One faint disc (a light point's body outlines one beside a dark
-    checker on it) does not make a light row of the two: the checker is dark, alone on
-    its point. Four (a row of light checkers, the one at its base in shade) do: the row
-    is light and the checker with it."""
+    side's and 6.2 from the light's, and beyond it discs of the light colour a diameter
+    apart. One faint disc (a light point's body outlines one beside a dark checker on
+    it) does not make a light row of the two: the checker is dark, alone on its point.
+    Four faint ones (a row of light checkers, the one at its base in shade) do, and so
+    does one clear light checker: the row is light and the checker with it."""
     radius = 10.0
     discs = [Disc(0.0, 10.0, radius, 0.93, (114, 189, 170))]
-    discs += [Disc(0.0, 30.0 + 20.0 * k, radius, 0.61, (225, 128, 135), gap=0.1) for k in range(beyond)]
+    discs += [Disc(0.0, 30.0 + 20.0 * k, radius, outline, (225, 128, 135), gap=0.1) for k in range(beyond)]
     assert _row_on_point(discs, [(3.0, 6.2)] + [(14.0, 0.5)] * beyond, 0.9) == (side, taken)
+
+
+@pytest.mark.parametrize("along, outlined, aside", [
+    ((0.0, 15.0, 30.0), (True, False, True), [False, True, False]),    # between two, each 1.5 radii off
+    ((0.0, 15.0, 31.0), (True, False, True), [False, False, False]),   # the next 1.6 radii on: a row's step
+    ((0.0, 15.0, 30.0), (True, False, False), [False, False, False]),  # the next not outlined
+])
+def test_a_faint_disc_is_aside_only_between_two_outlined_discs_close_on_either_side(along, outlined, aside):
+    """Discs of radius 10 along a point, the middle one 7 pixels (0.7 radii) off the line
+    of the other two: it lies aside (a pile's edge) only when both others are outlined
+    and each lies less than ``REGULAR_STEP[0]`` (1.6) radii from it along the point; one
+    a row's step away leaves room for a checker between."""
+    centres = np.array([(0.0, along[0]), (7.0, along[1]), (0.0, along[2])])
+    assert _aside(list(along), centres, list(outlined), 10.0) == aside
 
 
 def test_a_row_read_again_as_the_other_sides_keeps_its_lit_checker_however_plain_its_colour():
