@@ -20,13 +20,13 @@ from controller.cli import main
 from engine.ids import Xgid
 from engine.moves import legal_plays
 from engine.position import BLACK, WHITE, Position
-from hardware.sim.render_sequence import hand_photo, random_position
+from hardware.sim.render_sequence import bearoff_position, hand_photo, random_position
 from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _aside, _balanced,
-                          _discs_and_field, _field_like, _fifteen, _home_corner, _point_number, _read_position,
-                          _plain_upper, _row, _stack_hides, _stack_uppers, _under_layers, _under_pyramid,
-                          _hidden_wanted, _working_copy, import_photo)
+                          _continued, _discs_and_field, _field_like, _fifteen, _home_corner, _point_number,
+                          _read_position, _plain_upper, _row, _stack_hides, _stack_uppers, _under_layers,
+                          _under_pyramid, _hidden_wanted, _working_copy, import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
                                 field_colour, find_field, refine)
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
@@ -617,7 +617,9 @@ def test_black_checkers_lit_grey_along_a_row_stay_in_it_when_the_row_is_blacks()
     Black's row of five on point 19 from black (L 33) to grey (L 125) along it: read as
     White's the row made White sixteen strong, and read again as Black's it kept the
     three darkest only; the two grey ones were lost and Black's pile on point 17 read two
-    high. A point holds one side's checkers: the row's discs are Black's lit apart."""
+    high; read as Black's from the first (at the radius found more finely), it stopped
+    at the three. A point holds one side's checkers: the row's discs are Black's lit
+    apart."""
     image, _, position = _tournament_render(960049, difficulty=1.0)
     assert position.points()[18] == -5
     read = import_photo(image, white="light", home="bottom-right")
@@ -1076,6 +1078,22 @@ def test_a_point_plainly_of_its_side_or_overfilling_the_other_keeps_its_side(oth
     distances = [(3.4, 0.3)] * 15 + [pale] * 5 + [(0.5, 6.0)] * (10 + len(others) // 3)
     read, row_of, distances = _rows_read(rows, distances)
     assert _balanced(read, others, row_of, distances) == read
+
+
+@pytest.mark.parametrize("others, continued", [([], True), ([0], False)])
+def test_a_short_sides_row_continues_through_discs_lit_apart(others, continued):
+    """Black's rows hold three, five and five (thirteen), White's fifteen; read with every
+    disc on its point lit apart, Black's row of three runs on through two clear checkers
+    lit grey toward its tip, and his row of five on one point would be another's first
+    checkers instead. The longer row is Black's where it only adds discs and leaves him
+    no more than fifteen: not with a sixteenth (a checker of his on the bar)."""
+    rows = {(0, 0): (0, {0, 1, 2}), (1, 0): (0, set(range(5, 10))), (2, 0): (0, set(range(10, 15))),
+            (3, 1): (1, set(range(15, 30)))}
+    again = {(0, 0): {0, 1, 2, 3, 4}, (1, 0): {5, 30}}
+    read = {key: (side, set(row)) for key, (side, row) in rows.items()}
+    read_again = _continued(read, others, lambda key, side: (side, again.get(key, rows[key][1])))
+    assert read_again[(0, 0)] == (0, {0, 1, 2, 3, 4} if continued else {0, 1, 2})
+    assert {key: read_again[key] for key in rows if key != (0, 0)} == {key: rows[key] for key in rows if key != (0, 0)}
 
 
 def test_a_few_stray_discs_do_not_split_a_side():

@@ -344,9 +344,14 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     labels = labels.copy()
     read = {key: _row(members, discs, places, distances, near_die, field_like, radius, reference)
             for key, members in rows.items()}
-    read = _balanced(read, [labels[i] for i in taken],
-                     lambda key, side: _row(rows[key], discs, places, distances, near_die, field_like, radius,
-                                            reference, (side,), read[key][1]), distances)
+
+    def row_of(key: tuple[int, int], side: int, lit: set[int]) -> tuple[int, set[int]]:
+        return _row(rows[key], discs, places, distances, near_die, field_like, radius, reference, (side,), lit)
+
+    others = [labels[i] for i in taken]
+    read = _balanced(read, others, lambda key, side: row_of(key, side, read[key][1]), distances)
+    read = _continued(read, others, lambda key, side: row_of(
+        key, side, {j for j in rows[key] if discs[j].support >= CLEAR_OUTLINE}))
     sides = {}
     for key, (side, row_discs) in read.items():
         for i in row_discs:
@@ -822,6 +827,25 @@ def _balanced(read: dict, others: list[int], row_of, distances: np.ndarray) -> d
             counts[full] -= len(read[key][1])
             counts[1 - full] += len(row)
             read[key] = (side, row)
+    return read
+
+
+def _continued(read: dict, others: list[int], row_of) -> dict:
+    """The rows ``read`` (point -> (side, discs)) of a side with fewer than fifteen
+    checkers (``others``: the sides of the checkers off the points), each read again with
+    the clear discs on its point (``CLEAR_OUTLINE``) lit apart (``row_of(point, side)``)
+    and taken when that only adds discs, while the side has no more than fifteen: clear
+    discs continuing a row are its side's whatever their colour (a point holds one side's
+    checkers: black ones lit grey by a glare toward the row's tip)."""
+    counts = np.bincount(np.array(others + [s for s, row in read.values() for _ in row], int), minlength=2)
+    read = dict(read)
+    for key, (side, row) in sorted(read.items()):
+        if not row or counts[side] >= CHECKERS:
+            continue
+        longer = row_of(key, side)[1]
+        if longer > row and counts[side] + len(longer) - len(row) <= CHECKERS:
+            counts[side] += len(longer) - len(row)
+            read[key] = (side, longer)
     return read
 
 
