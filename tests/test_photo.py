@@ -387,6 +387,9 @@ def test_a_crescent_past_a_piles_base_checker_is_a_checker_under_it():
     assert not lower_rim(_piled_frame([(100, 131)]), 100, 131, 20, (100, 160))    # the point shows below it
     assert not lower_rim(_piled_frame([(100, 140)]), 100, 140, 20, (100, 160))    # it lies at the base
     assert not lower_rim(_piled_frame([(100, 120)]), 100, 120, 20, (100, 160))
+    # a radius found a fifth under the checkers' (it is searched in steps a tenth apart) still sees the crescent
+    assert lower_rim(stacked, 100, 131, 16, (100, 160))
+    assert not lower_rim(_piled_frame([(100, 131)]), 100, 131, 16, (100, 160))
     # a field found a little inside the board's edge puts the base nearer the pile than its checkers lie
     assert lower_rim(_piled_frame([(100, 140), (100, 134)]), 100, 134, 20, (100, 153))
     assert not lower_rim(_piled_frame([(100, 134)]), 100, 134, 20, (100, 153))

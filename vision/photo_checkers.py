@@ -396,6 +396,7 @@ LOWER_BASE = 0.9    # radii from its point's base past which a pile's base-most 
 LOWER_RIM = 20.0    # Lab units its rim (or the shade round it) stands from its face's colour at least
 LOWER_DIP = 0.75    # past the rim the face's colour (or the shade on it) shows again, within this share of the
 LOWER_RISE = 0.5    # rim's contrast, and then another rim: this share of the first's, rising out of that dip
+LOWER_EDGE = (0.6, 1.3)  # radii from its centre the top checker's rim lies (the radius found may be a fifth under)
 LOWER_STEP = 0.06   # radii between the samples of the profile toward the base
 LOWER_WIDE = 0.4    # radii either side of the line to the base the profile takes its median over
 
@@ -433,7 +434,7 @@ def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[
     t = np.arange(0.5 * radius, reach + 0.3 * radius, LOWER_STEP * radius)
     profile = np.median(np.linalg.norm(sample(t, np.linspace(-LOWER_WIDE, LOWER_WIDE, 7) * radius) - face, axis=2),
                         axis=1)
-    rim = [j for j in np.flatnonzero((t >= 0.6 * radius) & (t <= 1.15 * radius))
+    rim = [j for j in np.flatnonzero((t >= LOWER_EDGE[0] * radius) & (t <= LOWER_EDGE[1] * radius))
            if j + 1 < len(t) and profile[j] >= LOWER_RIM and profile[j] >= profile[j + 1]]
     if not rim:
         return False
