@@ -208,8 +208,7 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
         raise ValueError(f"white must be 'light' or 'dark', got {white!r}")
     if home is not None and home not in HOMES:
         raise ValueError(f"home must be one of {', '.join(HOMES)}, got {home!r}")
-    work, scale = _working_copy(image)
-    radius = checker_radius(work)
+    work, scale, radius = _working_copy(image)
     if radius is None:
         return _unread((), "no checkers found")
     edges, discs, strong, fit = _discs_and_field(work, radius)
@@ -239,13 +238,14 @@ def import_photo(image: np.ndarray, white: str | None = None, home: str | None =
     return _read_position(checkers, board, dice, white, home, cover, trays)
 
 
-def _working_copy(image: np.ndarray, seen: float | None = None) -> tuple[np.ndarray, float]:
-    """The photo at the scale it is read at, and that scale: at most ``WORK_SIDE`` pixels
-    on its longer side, unless a board far off in a wide frame would leave its checkers
-    under ``FINE_RADIUS`` pixels: then as near that as the photo's own resolution allows.
-    The checkers' radius in the photo is ``seen`` when known, else looked for at twice
-    the scale, since at ``WORK_SIDE`` small ones are too few pixels for their outlines
-    to show."""
+def _working_copy(image: np.ndarray, seen: float | None = None) -> tuple[np.ndarray, float, float | None]:
+    """The photo at the scale it is read at, that scale and the checkers' radius in it (None
+    when nothing round stands out): at most ``WORK_SIDE`` pixels on its longer side,
+    unless a board far off in a wide frame would leave its checkers under ``FINE_RADIUS``
+    pixels: then as near that as the photo's own resolution allows. The checkers' radius
+    in the photo is ``seen`` when known, else looked for at twice the scale, since at
+    ``WORK_SIDE`` their outlines are a few pixels wide (small ones do not show, large ones
+    measure a fifth too large or small); a photo no wider than that is searched as it is."""
     problem = image_problem(image, "photo")
     if problem:
         raise PhotoError(problem)
@@ -254,10 +254,13 @@ def _working_copy(image: np.ndarray, seen: float | None = None) -> tuple[np.ndar
     if scale < 1.0 and seen is None:
         search = min(1.0, 2 * scale)
         found = checker_radius(_resized(image, search))
-        seen = None if found is None else found / search
-    if scale < 1.0 and seen is not None and seen * scale < FINE_RADIUS:
+        if found is None:
+            return _resized(image, scale), scale, None
+        seen = found / search
+    if scale < 1.0 and seen * scale < FINE_RADIUS:
         scale = min(1.0, FINE_RADIUS / seen)
-    return _resized(image, scale), scale
+    work = _resized(image, scale)
+    return work, scale, checker_radius(work) if seen is None else seen * scale
 
 
 def _discs_and_field(work: np.ndarray, radius: float) -> tuple[list[np.ndarray], list[Disc], list[Disc],
@@ -277,7 +280,7 @@ def _sized_to(image: np.ndarray, fit: FieldFit, scale: float) -> tuple[np.ndarra
     allow: what round things stand beside a small board (cups, a clock, an overlay's
     letters) may outnumber its checkers' outlines."""
     width = fit.point_width_px() / scale
-    work, scale_now = _working_copy(image, RADIUS_OF_POINT * width)
+    work, scale_now, _ = _working_copy(image, RADIUS_OF_POINT * width)
     corners = fit.corners * (scale_now / scale)
     (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
     margin = BOARD_MARGIN * max(x1 - x0, y1 - y0)
