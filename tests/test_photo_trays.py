@@ -13,7 +13,8 @@ from hardware.sim.render_sequence import bearoff_position, random_position
 from hardware.sim.renderer import STYLES, Conditions, render
 from vision.photo import HOMES, import_photo
 from vision.photo_board import FieldFit
-from vision.photo_trays import PX_PER_DIAMETER, _extent, _faces, _lightness, _off_floor, _standing, read_trays
+from vision.photo_trays import (PX_PER_DIAMETER, _extent, _faces, _lightness, _off_floor, _one_line, _standing,
+                                read_trays)
 
 
 def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None):
@@ -127,6 +128,21 @@ def test_faces_that_are_no_row_of_checkers_count_none():
     assert _standing([10, 18], int(2.2 * PX_PER_DIAMETER)) == 0
     assert _standing([12], int(1.5 * PX_PER_DIAMETER)) == 0
     assert _standing([4, 12, 20, 27], 31) == 4
+
+
+def test_two_glints_on_one_line_of_rims_are_one_line():
+    """Eight black checkers standing in a black tray show nine lines of silver rims, six to
+    nine rows apart at 24 a diameter; the glint on the eighth peaks twice, two rows apart
+    (the tournament bear-off bench's seed 350025: ten lines, the steps no even row, and
+    Black's eight borne off were not counted). Peaks nearer than the thinnest checker are
+    one line, at its lightest: eight faces between nine lines."""
+    rims = [47, 53, 61, 67, 76, 83, 90, 96, 98, 104]
+    lines = np.full(120, 15.0)
+    lines[rims] = [125, 122, 127, 127, 132, 120, 130, 98, 129, 132]
+    merged = _one_line(rims, lines)
+    assert merged == [47, 53, 61, 67, 76, 83, 90, 98, 104]
+    assert _standing([(a + b) // 2 for a, b in zip(merged, merged[1:])], merged[-1] - merged[0]) == 8
+    assert _standing([(a + b) // 2 for a, b in zip(rims, rims[1:])], rims[-1] - rims[0]) == 0
 
 
 @pytest.mark.parametrize("seed, home, standing", [(620001, "bottom-right", {"light": 0, "dark": 5}),

@@ -80,6 +80,7 @@ def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
             faces = _faces(lightness, start, stop)
             if faces and np.median(lightness[faces]) > colours[colour][0][0] + RIM_LIGHTER:
                 # silver rims: the faces lie between them, the band from the first to the last
+                faces = _one_line(faces, lightness)
                 start, stop = faces[0], faces[-1]
                 faces = [(a + b) // 2 for a, b in zip(faces, faces[1:])]
             count = _standing(faces, stop - start)
@@ -282,6 +283,19 @@ def _faces(lines: np.ndarray, start: int, stop: int) -> list[int]:
     return [lo + i for i in range(max(1, start - lo), min(stop - lo, len(lightness) - 1))
             if lightness[i] > lightness[i - 1] and lightness[i] >= lightness[i + 1]
             and lightness[i] - max(low(i, -1), low(i, 1)) >= FACE_CONTRAST]
+
+
+def _one_line(rims: list[int], lines: np.ndarray) -> list[int]:
+    """The rows of the lines of rims (``rims``, in order, their lightness in ``lines``):
+    peaks nearer than ``THINNEST`` are one line, at its lightest (two checkers' rims side
+    by side show as one, its glint peaking twice)."""
+    out = [rims[0]]
+    for row in rims[1:]:
+        if row - out[-1] >= THINNEST * PX_PER_DIAMETER:
+            out.append(row)
+        elif lines[row] > lines[out[-1]]:
+            out[-1] = row
+    return out
 
 
 def _lightness(lab: np.ndarray, x0: int, x1: int) -> np.ndarray:
