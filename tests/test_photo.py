@@ -1103,10 +1103,10 @@ def test_a_point_plainly_of_its_side_or_overfilling_the_other_keeps_its_side(oth
 
 @pytest.mark.parametrize("others, continued", [([], True), ([0], False)])
 def test_a_short_sides_row_continues_through_discs_lit_apart(others, continued):
-    """Black's rows hold three, five and five (thirteen), White's fifteen; read with every
-    disc on its point lit apart, Black's row of three runs on through two clear checkers
-    lit grey toward its tip, and his row of five on one point would be another's first
-    checkers instead. The longer row is Black's where it only adds discs and leaves him
+    """Black's rows hold three, five and five (thirteen), White's fifteen; read with the
+    clear discs on its point lit apart, Black's row of three runs on through two clear
+    checkers lit grey toward its tip, and his row of five on one point would be other
+    discs instead. The longer row is Black's where it only adds discs and leaves him
     no more than fifteen: not with a sixteenth (a checker of his on the bar)."""
     rows = {(0, 0): (0, {0, 1, 2}), (1, 0): (0, set(range(5, 10))), (2, 0): (0, set(range(10, 15))),
             (3, 1): (1, set(range(15, 30)))}
