@@ -806,6 +806,12 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     return best_row[1], best_row[2]
 
 
+def _side_counts(read: dict, others: list[int]) -> np.ndarray:
+    """Each side's checkers (by label): those in the rows ``read`` (point -> (side, discs))
+    and ``others`` (the sides of the checkers off the points)."""
+    return np.bincount(np.array(others + [side for side, row in read.values() for _ in row], int), minlength=2)
+
+
 def _balanced(read: dict, others: list[int], row_of, distances: np.ndarray) -> dict:
     """The rows ``read`` (point -> (side, discs)) with a side that has more than fifteen
     checkers while the other has fewer (``others``: the sides of the checkers off the
@@ -815,7 +821,7 @@ def _balanced(read: dict, others: list[int], row_of, distances: np.ndarray) -> d
     leaves it no more than fifteen. A point holds one side's checkers and a side has
     fifteen: pale grey checkers lit toward cream ones are the grey side's when the cream
     side already has its fifteen, and so are black ones lit grey by a glare along the row."""
-    counts = np.bincount(np.array(others + [s for s, row in read.values() for _ in row], int), minlength=2)
+    counts = _side_counts(read, others)
     full = int(counts.argmax())
     if counts[full] <= CHECKERS or counts[1 - full] >= CHECKERS:
         return read
@@ -840,7 +846,7 @@ def _continued(read: dict, others: list[int], row_of) -> dict:
     and taken when that only adds discs, while the side has no more than fifteen: clear
     discs continuing a row are its side's whatever their colour (a point holds one side's
     checkers: black ones lit grey by a glare toward the row's tip)."""
-    counts = np.bincount(np.array(others + [s for s, row in read.values() for _ in row], int), minlength=2)
+    counts = _side_counts(read, others)
     read = dict(read)
     for key, (side, row) in sorted(read.items()):
         if not row or counts[side] >= CHECKERS:
