@@ -32,6 +32,7 @@ from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _insid
 from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
 from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _light, _more_light,
                                 _pairing, _rail_crossings, _skipped_bases, _standing_out, _without_lit_patches)
+from vision.photo_trays import TrayBand
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / "boards"
 SIZE = (640, 360)
@@ -984,6 +985,25 @@ def test_missing_checkers_of_a_side_all_home_are_borne_off():
     read = _read_position(checkers, fit, (), "light", "bottom-right")
     assert read.position == Position.from_points(points)
     assert read.position.off(WHITE) == 6 and read.observation.off["white"] == (6, 6)
+
+
+def test_a_side_hit_after_bearing_off_has_what_it_lacks_in_a_row_standing_in_its_tray():
+    """Black has borne off three and was hit since: one checker lies outside its home.
+    The three standing in a row in its tray are all it lacks, so its pile of six hides
+    none and the position is made; a lone face standing there (a hinge, a die) will not
+    do for a side not all home."""
+    points = [0] * 24
+    points[0], points[2], points[4], points[7], points[12] = 3, 3, 3, 3, 3
+    points[23], points[20], points[11] = -6, -5, -1
+    fit, checkers = _found(points)
+    three = TrayBand(0, "dark", 3, 0.1, 0.3)
+    read = _read_position(checkers, fit, (), "light", "bottom-right", trays=(three,))
+    assert read.position is not None and read.position.off(BLACK) == 3, read.reason
+    assert read.observation.off["black"] == (3, 3) and read.observation.point(24).certain
+    points[20] = -7
+    lone = TrayBand(0, "dark", 1, 0.1, 0.15)
+    read = _read_position(_found(points)[1], fit, (), "light", "bottom-right", trays=(lone,))
+    assert read.position is None and "1 dark checker not found" in read.reason
 
 
 def test_a_row_of_four_at_home_may_hide_what_a_side_all_home_is_missing():

@@ -988,8 +988,9 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
     none can hold what it lacks, and nothing else may, the pile's count is the likeliest
     (what shows and what is lacking), its range still honest and no position made. A
     side's checkers standing in the trays (in rows of ``TRAY_ROW`` or more; a lone one
-    too once the side is all home) check what it lacks: just those, with all home, were
-    borne off and nothing is hidden; fewer leave the rest to the piles (to its one pile,
+    too once the side is all home) check what it lacks: just those were borne off and
+    nothing is hidden (a side not all home was hit after bearing off, so only a row
+    standing will do); fewer leave the rest to the piles (to its one pile,
     and a position made, when the side is all home and bears off into a tray with a row
     standing); more leave the side unsure."""
     corner = _home_corner(fit, home)
@@ -1031,7 +1032,8 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
             # a pile or a stray disc read too high, or what stands in a tray is no checker
             unsure_text.append(f"{CHECKERS - missing} {colour} checkers found and {standing} standing in a tray")
             continue
-        if missing <= 0 or (all_home and ((not piles and not hiding and not reached) or standing == missing)):
+        if missing <= 0 or (all_home and not piles and not hiding and not reached) or (
+                standing == missing and (all_home or standing >= TRAY_ROW)):
             continue
         # checkers not found: hidden in a pile or under what covers a point, borne off
         # (only once all are home) or simply unseen; no count is sure, the piles, the
