@@ -25,11 +25,12 @@ from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _aside, _balanced,
                           _continued, _discs_and_field, _field_like, _fifteen, _home_corner, _point_number,
-                          _read_position, _plain_upper, _row, _stack_hides, _stack_uppers, _under_layers,
+                          _read_position, _plain_upper, _row, _squeezed, _stack_hides, _stack_uppers, _under_layers,
                           _under_pyramid, _hidden_wanted, _working_copy, import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
                                 field_colour, find_field, refine)
-from vision.photo_checkers import Disc, checker_radius, find_discs, lower_rim, split_colours, under_discs
+from vision.photo_checkers import (Disc, checker_radius, find_discs, lower_rim, row_rims, split_colours,
+                                   under_discs)
 from vision.photo_cover import (CELL, DIFFERENT, POINT_PIXELS, RAIL, RAIL_DIFFERENT, _bases, _light, _more_light,
                                 _pairing, _rail_crossings, _skipped_bases, _standing_out, _without_lit_patches)
 from vision.photo_trays import TrayBand
@@ -371,10 +372,10 @@ def test_a_stacks_crescent_found_as_a_checker_of_its_own_shows_the_stack():
     assert _stack_hides(4, 5) == 4 and _stack_hides(4, 6) == 3 and _stack_hides(1, 7) == 0
 
 
-def _piled_frame(centres: list[tuple[int, int]], base: int = 160) -> np.ndarray:
+def _piled_frame(centres: list[tuple[int, int]], base: int = 160, height: int = 200) -> np.ndarray:
     """White checkers (radius 20, grey rim) at ``centres`` on a red point whose base is
     the row ``base``, the black case beyond it; later ones lie over earlier ones."""
-    image = np.full((200, 200, 3), (40, 40, 180), np.uint8)
+    image = np.full((height, 200, 3), (40, 40, 180), np.uint8)
     image[base:] = (25, 25, 25)
     for x, y in centres:
         cv2.circle(image, (x, y), 20, (235, 240, 245), -1, cv2.LINE_AA)
@@ -394,6 +395,65 @@ def test_a_crescent_past_a_piles_base_checker_is_a_checker_under_it():
     # a field found a little inside the board's edge puts the base nearer the pile than its checkers lie
     assert lower_rim(_piled_frame([(100, 140), (100, 134)]), 100, 134, 20, (100, 153))
     assert not lower_rim(_piled_frame([(100, 134)]), 100, 134, 20, (100, 153))
+
+
+def test_a_row_squeezed_onto_its_point_shows_a_rim_for_each_checker():
+    """Seven checkers squeezed onto a point, each a little over a radius tipward of the one
+    under it: from the tip-most one toward the base a rim crosses for each (a crescent of
+    face between two, a faint shade on it none); where two were found on those places
+    the other five are hidden under them. A row of five touching shows a rim only every
+    diameter: no squeeze."""
+    centres = [(100, 280 - 22 * k) for k in range(7)]
+    squeezed = _piled_frame(centres, 300, 320)
+    rims = row_rims(squeezed, 100, 148, 20, (100, 300))
+    assert len(rims) == 7 and np.allclose(np.diff(rims)[:-1], 22, atol=2) and rims[-1] == pytest.approx(152, abs=4)
+    for x, y in centres[:-1]:         # a faint shade across each crescent is no rim
+        cv2.line(squeezed, (x - 8, y + 9), (x + 8, y + 9), (205, 210, 215), 2)
+    assert row_rims(squeezed, 100, 148, 20, (100, 300)) == rims
+    row = [PhotoChecker(100, y, 20, "light", 0.9, "point", 3, 0, 300 - y, outline=0.8) for y in (236, 148)]
+    hidden = _squeezed(row, rims, (100, 300), 1.0)
+    assert sorted(round(c.y) for c in hidden) == pytest.approx([170, 192, 214, 258, 280], abs=5)
+    assert all(c.confidence == UNSEEN and c.colour == "light" for c in hidden)
+    assert _squeezed(row, rims[:-1], (100, 300), 1.0) is None                     # the base-most one's rim unseen
+    assert _squeezed([replace(row[0], y=226), row[1]], rims, (100, 300), 1.0) is None   # one found off every place
+    plain = [(100, 280 - 40 * k) for k in range(5)]
+    rims = row_rims(_piled_frame(plain, 300, 320), 100, 120, 20, (100, 300))
+    assert np.diff(rims).min() > 35
+    row = [PhotoChecker(100, y, 20, "light", 0.9, "point", 3, 0, 300 - y, outline=0.9) for _, y in plain][::-1]
+    assert _squeezed(row, rims, (100, 300), 1.0) is None
+
+
+def test_touching_checkers_with_rings_inlaid_on_their_faces_are_no_squeezed_row():
+    """Seed 972047 (inlaid board): four light checkers touching on point 4, a ring inlaid
+    on each face. From the tip-most one toward the base a ring and a rim cross by turns,
+    each step short enough for a squeezed row's but not even: no checker is hidden."""
+    image, _, position = _seeded_render(972047, style="inlaid", size=(960, 540), difficulty=0.5)
+    assert position.points()[3] == 4
+    read = import_photo(image, white="light", home="top-left")
+    assert read.observation.point(4).count == 4
+    assert read.position == position, read.reason
+
+
+def test_a_squeezed_row_is_counted():
+    """Seed 970037 (tournament board at difficulty 1): Black's seven on point 23 squeezed
+    onto it were found as four and one a row skips; with the six stacked on point 24 Black
+    was three short and neither pile told how many it hid."""
+    image, _, position = _seeded_render(970037, style="tournament", size=(1280, 720), difficulty=1.0)
+    assert position.points()[22] == -7
+    read = import_photo(image, white="light", home="bottom-right")
+    assert read.observation.point(23).count == 7
+    assert read.position == position, read.reason
+
+
+def test_a_squeezed_row_of_eight_beside_a_side_hit_after_bearing_off_is_counted():
+    """Seed 973030 (tournament bear-off): Black's eight squeezed onto point 22, a shade on
+    each crescent, six found; with one on the bar it has three standing in its tray."""
+    image, _, position = _seeded_render(973030, bear_off=True, style="tournament", size=(1280, 720),
+                                        difficulty=0.5)
+    assert position.points()[21] == -8 and position.off(BLACK) == 3
+    read = import_photo(image, white="light", home="bottom-left")
+    assert read.observation.point(22).count == 8
+    assert read.position == position, read.reason
 
 
 def test_a_crescent_across_a_row_is_no_checker_under_it():

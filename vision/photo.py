@@ -30,8 +30,8 @@ from vision.dice import find_board_photo_dice
 from vision.image_check import image_problem
 from vision.observation import DieRead, Observation, Occlusion, PointRead
 from vision.photo_board import FieldFit, field_colour, find_field
-from vision.photo_checkers import (CLEAR_OUTLINE, Disc, checker_radius, disc_edges, find_discs, lower_rim,
-                                   split_colours, under_discs, weighted)
+from vision.photo_checkers import (CLEAR_OUTLINE, LOWER_EDGE, Disc, checker_radius, disc_edges, find_discs, lower_rim,
+                                   row_rims, split_colours, under_discs, weighted)
 from vision.photo_cover import Cover, find_cover, first_checkers
 from vision.photo_trays import TrayBand, read_trays
 
@@ -90,6 +90,9 @@ PLAIN_STACK = 0.5       # ... and one fitting them this share of an even row's m
 HALF_SLOT = 0.6         # diameters: a step this short in a pile is half its row's (a pyramid's) ...
 ON_SLOT = 0.35          # ... whose checkers lie within this many half steps of a slot or a half slot
 SLIVER = 0.6            # ... and a disc whose outline shows less than this share of the pile's is a sliver
+SQUEEZED_STEP = (0.6, 1.8)  # radii between the rims of a row squeezed onto its point ...
+SQUEEZED_EVEN = 1.5         # ... the widest step at most this many times the narrowest (rings on a face are not)
+SQUEEZED_ON = 0.35          # ... on whose places its checkers found lie within this share of its shortest step
 CUBE_ROOM = 1.4         # no checker lies this many radii from the bar's middle (the cube's place)
 
 
@@ -458,8 +461,9 @@ def _hidden_in_rows(checkers: list[PhotoChecker], radius: float) -> list[PhotoCh
 
 def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, scale: float,
               trays: Sequence[TrayBand]) -> list[PhotoChecker]:
-    """Checkers hidden in a pile on a point: under a pyramid (``_under_pyramid``), or in a
-    stack: a second row put on a row of ``ROW`` (each checker ``STACK_SHIFT`` toward the
+    """Checkers hidden in a pile on a point: in a row squeezed onto it (``_squeezed``, its
+    rims counted from its tip-most checker's centre, ``row_rims``), under a pyramid
+    (``_under_pyramid``), or in a stack: a second row put on a row of ``ROW`` (each checker ``STACK_SHIFT`` toward the
     tip from the one under it) hides all of the lower row but a crescent at the base and
     the checkers past its end. Where that crescent shows past the base-most checker found
     (``lower_rim``), or was found as a checker of its own (one partly under another: a
@@ -475,12 +479,12 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     rim, unless a stack's upper row shows plainly (``_plain_upper``): its checkers are
     hidden whatever the colour lacks, and a colour past fifteen makes no position (a
     checker taken elsewhere is none: a point's own drawing beside a row). Its pyramids'
-    alone are counted when those are at least that: a pyramid's shape is firmer evidence
-    than a count, so one hiding more means a checker taken is none, and the colour's
-    count past fifteen makes no position. Stacks' hidden checkers are
+    and squeezed rows' alone are counted when those are at least that: their shape is
+    firmer evidence than a count, so one hiding more means a checker taken is none, and
+    the colour's count past fifteen makes no position. Stacks' hidden checkers are
     put a diameter apart from the base, of the row's colour, at ``UNSEEN`` confidence.
     ``checkers`` and ``fit`` in image pixels, their ``along`` at the working ``scale``."""
-    under_pyramids: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
+    shaped: dict[str, list[PhotoChecker]] = {colour: [] for colour in COLOURS}
     # each stack's places for hidden checkers (base first), its upper row's fit by count
     # and the checkers found on its point
     stacks: dict[str, list[tuple[list[PhotoChecker], dict[int, float], int]]] = {colour: [] for colour in COLOURS}
@@ -495,10 +499,15 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
 
     for (column, row), stack in _point_rows(checkers).items():
         stack.sort(key=lambda c: c.along)
-        first = stack[0]
-        under = _under_pyramid(stack, scale, on_another)
+        first, top = stack[0], stack[-1]
+        under = None
+        if top.outline > 0:           # found, not put where a row skips one
+            base = tuple(float(v) for v in base_of(top))
+            under = _squeezed(stack, row_rims(image, top.x, top.y, top.radius, base), base, scale)
+        if under is None:
+            under = _under_pyramid(stack, scale, on_another)
         if under is not None:
-            under_pyramids[first.colour] += under
+            shaped[first.colour] += under
             continue
         # the crescent under the base-most upper checker found as a checker of its own
         crescent = int(first.outline == 0)
@@ -519,15 +528,15 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     off = {colour: sum(1 for c in checkers if c.colour == colour and c.place == "off") for colour in COLOURS}
     counted = []
     for colour in COLOURS:
-        pyramids = len(under_pyramids[colour])
-        wanted = {short[colour] - pyramids, short[colour] + off[colour] - pyramids}
+        firm = len(shaped[colour])
+        wanted = {short[colour] - firm, short[colour] + off[colour] - firm}
         hidden = _hidden_wanted([(fits, seen) for _, fits, seen in stacks[colour]], wanted)
         if hidden is not None:
-            counted += under_pyramids[colour]
+            counted += shaped[colour]
             counted += [c for (under, _, _), n in zip(stacks[colour], hidden) for c in under[:n]]
             continue
-        if pyramids >= short[colour]:
-            counted += under_pyramids[colour]
+        if firm >= short[colour]:
+            counted += shaped[colour]
         counted += [c for under, fits, seen in stacks[colour] for c in under[:_plain_upper(fits, seen)]]
     return counted
 
@@ -683,6 +692,39 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float,
         return [PhotoChecker(first.x + a * way[0], first.y + a * way[1], first.radius, first.colour, UNSEEN,
                              "point", first.column, first.row, first.along + a * scale) for a in at]
     return None
+
+
+def _squeezed(stack: list[PhotoChecker], rims: list[float], base: tuple[float, float],
+              scale: float) -> list[PhotoChecker] | None:
+    """The checkers a row squeezed onto its point hides, or None when ``stack`` (a point's
+    checkers from its base) is none: more than ``ROW`` checkers, each but the tip-most
+    showing a crescent under the next, so that from the tip-most one's centre toward
+    ``base`` (the nearest point of its point's base) a rim crosses every ``SQUEEZED_STEP``
+    (``rims``, from ``row_rims``) about evenly (``SQUEEZED_EVEN``: touching checkers with
+    rings inlaid on their faces show a ring and a rim by turns): its own within
+    ``LOWER_EDGE``, the base-most checker's within a radius of the base, and a checker's
+    centre lies a radius (the tip-most one's rim's distance) tipward of each. Every
+    checker found lies on one of those places (``SQUEEZED_ON``), no two on one; the
+    places where none was found hide one."""
+    top = stack[-1]
+    radius = top.radius
+    way = np.array([base[0] - top.x, base[1] - top.y], float)
+    reach = float(np.linalg.norm(way))
+    steps = np.diff(rims)
+    if (len(rims) <= max(ROW, len(stack)) or not LOWER_EDGE[0] * radius <= rims[0] <= LOWER_EDGE[1] * radius
+            or steps.min() < SQUEEZED_STEP[0] * radius or steps.max() > SQUEEZED_STEP[1] * radius
+            or steps.max() > SQUEEZED_EVEN * steps.min() or rims[-1] < reach - radius):
+        return None
+    way /= reach
+    places = np.array(rims) - rims[0]
+    found = [float(np.hypot(c.x - top.x, c.y - top.y)) for c in stack]
+    taken = [int(np.argmin(np.abs(places - a))) for a in found]
+    if (len(set(taken)) < len(taken)
+            or max(abs(places[k] - a) for k, a in zip(taken, found)) > SQUEEZED_ON * steps.min()):
+        return None
+    return [PhotoChecker(top.x + a * way[0], top.y + a * way[1], radius, top.colour, UNSEEN, "point",
+                         top.column, top.row, top.along - a * scale)
+            for k, a in enumerate(places) if k not in taken]
 
 
 def _evidence(d: Disc, distance: float, reference: float) -> float:

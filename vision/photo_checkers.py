@@ -401,22 +401,15 @@ LOWER_STEP = 0.06   # radii between the samples of the profile toward the base
 LOWER_WIDE = 0.4    # radii either side of the line to the base the profile takes its median over
 
 
-def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[float, float]) -> bool:
-    """Whether a checker lies under the one at (x, y) (``image`` BGR, image pixels), showing
-    as a crescent on the side of ``base`` (the nearest point of its point's base).
-
-    A checker put on the base-most one of a row, a little toward the tip, hides all of
-    it but a crescent at the base: from the top checker's centre toward the base its
-    face's colour gives way to its rim (or the shade at its edge), comes back over the
-    crescent (a light checker's in the top one's shade comes back only part way) and
-    gives way again at the lower checker's rim, rising out of that dip, where a single
-    checker's gives way once, to the point or the case. Only a checker lying
-    ``LOWER_BASE`` radii or more from the base leaves room for a crescent."""
+def _toward_base(image: np.ndarray, x: float, y: float, radius: float,
+                 base: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """The profile from the checker at (x, y) toward ``base`` (``image`` BGR, image pixels):
+    distances from its centre, from half a radius to 0.3 radii past the base, and at each
+    how far the colour (the median across ``LOWER_WIDE`` radii either side of the line)
+    lies from the checker's face's."""
     along = np.array(base, float) - (x, y)
     reach = float(np.hypot(*along))
-    if reach < LOWER_BASE * radius:
-        return False
-    axis = along / reach
+    axis = along / max(reach, 1e-9)
     across = np.array([-axis[1], axis[0]])
     h, w = image.shape[:2]
     x0, y0 = max(0, int(min(x, base[0]) - 2 * radius)), max(0, int(min(y, base[1]) - 2 * radius))
@@ -434,6 +427,23 @@ def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[
     t = np.arange(0.5 * radius, reach + 0.3 * radius, LOWER_STEP * radius)
     profile = np.median(np.linalg.norm(sample(t, np.linspace(-LOWER_WIDE, LOWER_WIDE, 7) * radius) - face, axis=2),
                         axis=1)
+    return t, profile
+
+
+def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[float, float]) -> bool:
+    """Whether a checker lies under the one at (x, y) (``image`` BGR, image pixels), showing
+    as a crescent on the side of ``base`` (the nearest point of its point's base).
+
+    A checker put on the base-most one of a row, a little toward the tip, hides all of
+    it but a crescent at the base: from the top checker's centre toward the base its
+    face's colour gives way to its rim (or the shade at its edge), comes back over the
+    crescent (a light checker's in the top one's shade comes back only part way) and
+    gives way again at the lower checker's rim, rising out of that dip, where a single
+    checker's gives way once, to the point or the case. Only a checker lying
+    ``LOWER_BASE`` radii or more from the base leaves room for a crescent."""
+    if np.hypot(base[0] - x, base[1] - y) < LOWER_BASE * radius:
+        return False
+    t, profile = _toward_base(image, x, y, radius, base)
     rim = [j for j in np.flatnonzero((t >= LOWER_EDGE[0] * radius) & (t <= LOWER_EDGE[1] * radius))
            if j + 1 < len(t) and profile[j] >= LOWER_RIM and profile[j] >= profile[j + 1]]
     if not rim:
@@ -448,3 +458,25 @@ def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[
         else:                           # back at the rim's level before any dip: start again
             dip, low = 0, np.inf
     return False
+
+
+def row_rims(image: np.ndarray, x: float, y: float, radius: float, base: tuple[float, float]) -> list[float]:
+    """Distances (image pixels) from the checker at (x, y) toward ``base`` at which a rim
+    crosses the line: its own, then those of the checkers of its row toward the base.
+    A row squeezed onto its point shows each checker under the next as a crescent of its
+    face between two rims. A rim is a peak of the colour's distance from the top
+    checker's face of at least ``LOWER_RIM`` and ``LOWER_RISE`` of its own rim's (a shade
+    or a glint on a crescent is fainter); two peaks are one rim unless the profile dips
+    between them to ``LOWER_DIP`` of the lower one (the face shows between)."""
+    t, profile = _toward_base(image, x, y, radius, base)
+    own = profile[(t >= LOWER_EDGE[0] * radius) & (t <= LOWER_EDGE[1] * radius)]
+    least = max(LOWER_RIM, LOWER_RISE * float(own.max(initial=0.0)))
+    peaks = [j for j in range(1, len(t) - 1)
+             if profile[j] >= least and profile[j] >= profile[j - 1] and profile[j] >= profile[j + 1]]
+    kept: list[int] = []
+    for j in peaks:
+        if kept and profile[kept[-1]:j + 1].min() > LOWER_DIP * min(profile[kept[-1]], profile[j]):
+            kept[-1] = max(kept[-1], j, key=lambda k: profile[k])
+        else:
+            kept.append(j)
+    return [float(t[j]) for j in kept]
