@@ -142,6 +142,8 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     colours, bare = _cells(straight, seen, occupied, centres, cells, height)
     shaded = _shaded(bare, occupied | shade_around[field].astype(bool), centres, cells, height)
     kind, distance, spread, reference = _pairing(colours, bare)
+    colours, distance = _aligned(straight, seen, occupied, centres, cells, height,
+                                 (bare, colours, distance, reference), _standing_out(bare, distance, spread))
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
     patches = _without_lit_patches(out, _light(colours, reference), shaded)
     rows = {key: (min(along - r for along, r in stack), max(along + r for along, r in stack), len(stack))
@@ -279,10 +281,45 @@ def _windows(centres: np.ndarray, cells: int, height: int):
     field): a cell's length along the point, its width less ``CELL_MARGIN`` either side."""
     for row in range(2):
         for column, x in enumerate(centres):
-            x0 = int(round(x - POINT_PIXELS / 2)) + CELL_MARGIN
-            for i in range(cells):
-                y0 = i * CELL if row == 0 else height - (i + 1) * CELL
-                yield (row, column, i), np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS - 2 * CELL_MARGIN]
+            yield from _point_windows(row, column, x, cells, height)
+
+
+def _point_windows(row: int, column: int, x: float, cells: int, height: int):
+    """The cells of one point whose centre line lies at ``x`` (``_windows``)."""
+    x0 = int(round(x - POINT_PIXELS / 2)) + CELL_MARGIN
+    for i in range(cells):
+        y0 = i * CELL if row == 0 else height - (i + 1) * CELL
+        yield (row, column, i), np.s_[y0:y0 + CELL, max(x0, 0):x0 + POINT_PIXELS - 2 * CELL_MARGIN]
+
+
+def _aligned(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres: np.ndarray, cells: int,
+             height: int, found: tuple[np.ndarray, ...], out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cells' colours and distances (``found``: bare, colours, distance and reference
+    from ``_pairing``) with each point some of whose cells stand out (``out``) read again
+    moved up to ``CELL_MARGIN`` pixels across, where its bare cells look most like its
+    colour's: a field found a little off the board's drawing (a bar found a little narrow)
+    puts a point's cells across its triangle's edge where it narrows, and they stand out
+    from the same cells of its colour's other points as a hand would. Each cell's distance
+    counts up to ``DIFFERENT`` (what covers a cell differs however the point is moved); a
+    move that leaves some cell no longer bare is not made."""
+    bare, colours, distance, reference = found
+    colours, distance = colours.copy(), distance.copy()
+    for row, column in zip(*np.nonzero(out.any(axis=2))):
+        best = None
+        for shift in sorted(range(-CELL_MARGIN, CELL_MARGIN + 1), key=abs):
+            moved = [(cell, _bare_median(straight, seen, occupied, window))
+                     for cell, window in _point_windows(row, column, centres[column] + shift, cells, height)]
+            if any((colour is not None) != bare[cell] for cell, colour in moved):
+                continue
+            apart = sum(min(float(np.linalg.norm(colour - reference[cell])), DIFFERENT)
+                        for cell, colour in moved if colour is not None)
+            if best is None or apart < best[0]:
+                best = (apart, moved)
+        for cell, colour in best[1]:
+            if colour is not None:
+                colours[cell] = colour
+                distance[cell] = float(np.linalg.norm(colour - reference[cell]))
+    return colours, distance
 
 
 def _shaded(bare: np.ndarray, shade: np.ndarray, centres: np.ndarray, cells: int, height: int) -> np.ndarray:
