@@ -402,8 +402,8 @@ def test_a_row_squeezed_onto_its_point_shows_a_rim_for_each_checker():
     """Seven checkers squeezed onto a point, each a little over a radius tipward of the one
     under it: from the tip-most one toward the base a rim crosses for each (a crescent of
     face between two, a faint shade on it none); where two were found on those places
-    the other five are hidden under them. A row of five touching shows a rim only every
-    diameter: no squeeze."""
+    the other five are hidden under them. Seven touching show a rim only every diameter:
+    no squeeze."""
     centres = [(100, 280 - 22 * k) for k in range(7)]
     squeezed = _piled_frame(centres, 300, 320)
     rims = row_rims(squeezed, 100, 148, 20, (100, 300))
@@ -417,10 +417,18 @@ def test_a_row_squeezed_onto_its_point_shows_a_rim_for_each_checker():
     assert all(c.confidence == UNSEEN and c.colour == "light" for c in hidden)
     assert _squeezed(row, rims[:-1], (100, 300), 1.0) is None                     # the base-most one's rim unseen
     assert _squeezed([replace(row[0], y=226), row[1]], rims, (100, 300), 1.0) is None   # one found off every place
-    plain = [(100, 280 - 40 * k) for k in range(5)]
-    rims = row_rims(_piled_frame(plain, 300, 320), 100, 120, 20, (100, 300))
-    assert np.diff(rims).min() > 35
-    row = [PhotoChecker(100, y, 20, "light", 0.9, "point", 3, 0, 300 - y, outline=0.9) for _, y in plain][::-1]
+    assert _squeezed([replace(row[0], colour="dark"), row[1]], rims, (100, 300), 1.0) is None     # two colours
+    assert _squeezed(row[1:], rims, (100, 300), 1.0) is None                      # a lone checker is no row
+    # two neighbours unseen: the one put where the row skips takes one of their places
+    seen = [PhotoChecker(100, y, 20, "light", 0.9, "point", 3, 0, 300 - y, outline=0.8) for y in (280, 258, 192)]
+    skipped = PhotoChecker(100, 225, 20, "light", UNSEEN, "point", 3, 0, 75)
+    stack = sorted(seen + [skipped, replace(row[1], y=170, along=130), row[1]], key=lambda c: c.along)
+    hidden = _squeezed(stack, rims, (100, 300), 1.0)
+    assert len(hidden) == 1 and min(abs(hidden[0].y - 214), abs(hidden[0].y - 236)) < 5
+    touching = [(100, 280 - 40 * k) for k in range(7)]
+    rims = row_rims(_piled_frame(touching, 300, 320), 100, 40, 20, (100, 300))
+    assert len(rims) == 7 and np.diff(rims).min() > 35
+    row = [PhotoChecker(100, y, 20, "light", 0.9, "point", 3, 0, 300 - y, outline=0.9) for y in (200, 120, 40)]
     assert _squeezed(row, rims, (100, 300), 1.0) is None
 
 

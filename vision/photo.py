@@ -489,20 +489,20 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
     # and the checkers found on its point
     stacks: dict[str, list[tuple[list[PhotoChecker], dict[int, float], int]]] = {colour: [] for colour in COLOURS}
 
-    def base_of(c: PhotoChecker) -> np.ndarray:
+    def base_of(c: PhotoChecker) -> tuple[float, float]:
         """The nearest point of the base of ``c``'s point."""
-        return fit.to_image([(fit.to_field([(c.x, c.y)])[0][0], float(c.row))])[0]
+        x, y = fit.to_image([(fit.to_field([(c.x, c.y)])[0][0], float(c.row))])[0]
+        return float(x), float(y)
 
     def on_another(c: PhotoChecker) -> bool:
-        base = base_of(c)
-        return lower_rim(image, c.x, c.y, c.radius, (float(base[0]), float(base[1])))
+        return lower_rim(image, c.x, c.y, c.radius, base_of(c))
 
     for (column, row), stack in _point_rows(checkers).items():
         stack.sort(key=lambda c: c.along)
         first, top = stack[0], stack[-1]
         under = None
         if top.outline > 0:           # found, not put where a row skips one
-            base = tuple(float(v) for v in base_of(top))
+            base = base_of(top)
             under = _squeezed(stack, row_rims(image, top.x, top.y, top.radius, base), base, scale)
         if under is None:
             under = _under_pyramid(stack, scale, on_another)
@@ -697,34 +697,38 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float,
 def _squeezed(stack: list[PhotoChecker], rims: list[float], base: tuple[float, float],
               scale: float) -> list[PhotoChecker] | None:
     """The checkers a row squeezed onto its point hides, or None when ``stack`` (a point's
-    checkers from its base) is none: more than ``ROW`` checkers, each but the tip-most
-    showing a crescent under the next, so that from the tip-most one's centre toward
-    ``base`` (the nearest point of its point's base) a rim crosses every ``SQUEEZED_STEP``
-    (``rims``, from ``row_rims``) about evenly (``SQUEEZED_EVEN``: touching checkers with
-    rings inlaid on their faces show a ring and a rim by turns): its own within
-    ``LOWER_EDGE``, the base-most checker's within a radius of the base, and a checker's
-    centre lies a radius (the tip-most one's rim's distance) tipward of each. Every
-    checker found lies on one of those places (``SQUEEZED_ON``), no two on one; the
-    places where none was found hide one."""
+    checkers from its base, of one colour, two found at least) is none: more than ``ROW``
+    checkers, each but the tip-most showing a crescent under the next, so that from the
+    tip-most one's centre toward ``base`` (the nearest point of its point's base) a rim
+    crosses every ``SQUEEZED_STEP`` (``rims``, from ``row_rims``) about evenly
+    (``SQUEEZED_EVEN``: touching checkers with rings inlaid on their faces show a ring and
+    a rim by turns): its own within ``LOWER_EDGE``, the last within a radius of the base,
+    and a checker's centre lies a radius (the tip-most one's rim's distance) tipward of
+    each. Every checker found lies on one of those places (``SQUEEZED_ON``), no two on one;
+    one put where its row skips one (``_hidden_in_rows``) takes the nearest place left, and
+    each place left after them hides one."""
     top = stack[-1]
     radius = top.radius
     way = np.array([base[0] - top.x, base[1] - top.y], float)
     reach = float(np.linalg.norm(way))
     steps = np.diff(rims)
-    if (len(rims) <= max(ROW, len(stack)) or not LOWER_EDGE[0] * radius <= rims[0] <= LOWER_EDGE[1] * radius
+    found = [c for c in stack if c.outline > 0]
+    if (len(rims) <= max(ROW, len(stack)) or len(found) < 2 or any(c.colour != top.colour for c in stack)
+            or not LOWER_EDGE[0] * radius <= rims[0] <= LOWER_EDGE[1] * radius
             or steps.min() < SQUEEZED_STEP[0] * radius or steps.max() > SQUEEZED_STEP[1] * radius
             or steps.max() > SQUEEZED_EVEN * steps.min() or rims[-1] < reach - radius):
         return None
     way /= reach
     places = np.array(rims) - rims[0]
-    found = [float(np.hypot(c.x - top.x, c.y - top.y)) for c in stack]
-    taken = [int(np.argmin(np.abs(places - a))) for a in found]
-    if (len(set(taken)) < len(taken)
-            or max(abs(places[k] - a) for k, a in zip(taken, found)) > SQUEEZED_ON * steps.min()):
-        return None
-    return [PhotoChecker(top.x + a * way[0], top.y + a * way[1], radius, top.colour, UNSEEN, "point",
-                         top.column, top.row, top.along - a * scale)
-            for k, a in enumerate(places) if k not in taken]
+    left = set(range(len(places)))
+    for c in sorted(stack, key=lambda c: c.outline == 0):       # those found first
+        a = float(np.hypot(c.x - top.x, c.y - top.y))
+        k = min(left, key=lambda k: abs(places[k] - a))
+        if c.outline > 0 and abs(places[k] - a) > SQUEEZED_ON * steps.min():
+            return None
+        left.remove(k)
+    return [PhotoChecker(top.x + places[k] * way[0], top.y + places[k] * way[1], radius, top.colour, UNSEEN,
+                         "point", top.column, top.row, top.along - places[k] * scale) for k in sorted(left)]
 
 
 def _evidence(d: Disc, distance: float, reference: float) -> float:
@@ -1074,8 +1078,7 @@ def _orient(checkers, stacks, fit: FieldFit, dice, white: str, home: str, cover:
             # a pile or a stray disc read too high, or what stands in a tray is no checker
             unsure_text.append(f"{CHECKERS - missing} {colour} checkers found and {standing} standing in a tray")
             continue
-        if missing <= 0 or (all_home and not piles and not hiding and not reached) or (
-                standing == missing and (all_home or standing >= TRAY_ROW)):
+        if missing <= 0 or standing == missing or (all_home and not piles and not hiding and not reached):
             continue
         # checkers not found: hidden in a pile or under what covers a point, borne off
         # (only once all are home) or simply unseen; no count is sure, the piles, the

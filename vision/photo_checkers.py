@@ -462,7 +462,8 @@ def lower_rim(image: np.ndarray, x: float, y: float, radius: float, base: tuple[
 
 def row_rims(image: np.ndarray, x: float, y: float, radius: float, base: tuple[float, float]) -> list[float]:
     """Distances (image pixels) from the checker at (x, y) toward ``base`` at which a rim
-    crosses the line: its own, then those of the checkers of its row toward the base.
+    crosses the line: its own, then those of the checkers of its row toward the base (the
+    last may be where the base-most one meets the case).
     A row squeezed onto its point shows each checker under the next as a crescent of its
     face between two rims. A rim is a peak of the colour's distance from the top
     checker's face of at least ``LOWER_RIM`` and ``LOWER_RISE`` of its own rim's (a shade
