@@ -142,8 +142,9 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     colours, bare = _cells(straight, seen, occupied, centres, cells, height)
     shaded = _shaded(bare, occupied | shade_around[field].astype(bool), centres, cells, height)
     kind, distance, spread, reference = _pairing(colours, bare)
+    out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
     colours, distance = _aligned(straight, seen, occupied, centres, cells, height,
-                                 (bare, colours, distance, reference), _standing_out(bare, distance, spread))
+                                 (bare, colours, distance, reference), out)
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
     patches = _without_lit_patches(out, _light(colours, reference), shaded)
     rows = {key: (min(along - r for along, r in stack), max(along + r for along, r in stack), len(stack))
@@ -295,13 +296,16 @@ def _point_windows(row: int, column: int, x: float, cells: int, height: int):
 def _aligned(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres: np.ndarray, cells: int,
              height: int, found: tuple[np.ndarray, ...], out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The cells' colours and distances (``found``: bare, colours, distance and reference
-    from ``_pairing``) with each point some of whose cells stand out (``out``) read again
-    moved up to ``CELL_MARGIN`` pixels across, where its bare cells look most like its
-    colour's: a field found a little off the board's drawing (a bar found a little narrow)
-    puts a point's cells across its triangle's edge where it narrows, and they stand out
-    from the same cells of its colour's other points as a hand would. Each cell's distance
-    counts up to ``DIFFERENT`` (what covers a cell differs however the point is moved); a
-    move that leaves some cell no longer bare is not made."""
+    from ``_pairing``) with each point some of whose cells stand out unexplained by the
+    light (``out``) read again moved up to ``CELL_MARGIN`` pixels across, where its bare
+    cells look most like its colour's: a field found a little off the board's drawing (a
+    bar found a little narrow) puts a point's cells across its triangle's edge where it
+    narrows, and they stand out from the same cells of its colour's other points as a
+    hand would. Each cell's distance counts up to ``DIFFERENT`` (what covers a cell
+    differs however the point is moved); a move that changes which cells are bare is not
+    made, and only the cells standing out are read moved, where that brings them nearer
+    their colour's (moved, a point's other cells may catch another edge, or lose the
+    light that explained them)."""
     bare, colours, distance, reference = found
     colours, distance = colours.copy(), distance.copy()
     for row, column in zip(*np.nonzero(out.any(axis=2))):
@@ -316,9 +320,9 @@ def _aligned(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centr
             if best is None or apart < best[0]:
                 best = (apart, moved)
         for cell, colour in best[1]:
-            if colour is not None:
-                colours[cell] = colour
-                distance[cell] = float(np.linalg.norm(colour - reference[cell]))
+            apart = np.inf if colour is None else float(np.linalg.norm(colour - reference[cell]))
+            if out[cell] and apart < distance[cell]:
+                colours[cell], distance[cell] = colour, apart
     return colours, distance
 
 
