@@ -1305,7 +1305,7 @@ def test_a_point_found_a_little_off_its_drawing_is_read_where_its_drawing_lies()
     out = _standing_out(bare, distance, spread)
     assert out[0, 6, 3:6].all() and out[1, 6, 3:6].all() and out[0, 9, 2:5].all()
     colours, distance = _aligned(straight, seen, occupied, centres, cells, height,
-                                 (bare, colours, distance, reference), out)
+                                 (bare, colours, distance, spread, reference), out)
     out = _standing_out(bare, distance, spread)
     assert not out[:, 6].any() and out[0, 9, 2:5].all()
 

@@ -144,7 +144,7 @@ def find_cover(image: np.ndarray, fit: FieldFit, checkers: list[Placed], dice_bo
     kind, distance, spread, reference = _pairing(colours, bare)
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
     colours, distance = _aligned(straight, seen, occupied, centres, cells, height,
-                                 (bare, colours, distance, reference), out)
+                                 (bare, colours, distance, spread, reference), out)
     out = _standing_out(bare, distance, spread) & ~_more_light(colours, reference)
     patches = _without_lit_patches(out, _light(colours, reference), shaded)
     rows = {key: (min(along - r for along, r in stack), max(along + r for along, r in stack), len(stack))
@@ -295,18 +295,19 @@ def _point_windows(row: int, column: int, x: float, cells: int, height: int):
 
 def _aligned(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centres: np.ndarray, cells: int,
              height: int, found: tuple[np.ndarray, ...], out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The cells' colours and distances (``found``: bare, colours, distance and reference
-    from ``_pairing``) with each point some of whose cells stand out unexplained by the
-    light (``out``) read again moved up to ``CELL_MARGIN`` pixels across, where its bare
-    cells look most like its colour's: a field found a little off the board's drawing (a
-    bar found a little narrow) puts a point's cells across its triangle's edge where it
-    narrows, and they stand out from the same cells of its colour's other points as a
-    hand would. Each cell's distance counts up to ``DIFFERENT`` (what covers a cell
-    differs however the point is moved); a move that changes which cells are bare is not
-    made, and only the cells standing out are read moved, where that brings them nearer
-    their colour's (moved, a point's other cells may catch another edge, or lose the
-    light that explained them)."""
-    bare, colours, distance, reference = found
+    """The cells' colours and distances (``found``: bare, colours, distance, spread and
+    reference from ``_pairing``) with each point some of whose cells stand out unexplained
+    by the light (``out``) read again moved up to ``CELL_MARGIN`` pixels across, where its
+    bare cells look most like its colour's, if that explains them all: a field found a
+    little off the board's drawing (a bar found a little narrow) puts a point's cells
+    across its triangle's edge where it narrows, and they stand out from the same cells
+    of its colour's other points as a hand would. Each cell's distance counts up to
+    ``DIFFERENT`` (what covers a cell differs however the point is moved, or only some of
+    it hides: a hand's edge); a move that changes which cells are bare is not made, and
+    only the cells standing out are read moved, where that brings them nearer their
+    colour's (moved, a point's other cells may catch another edge, or lose the light that
+    explained them)."""
+    bare, colours, distance, spread, reference = found
     colours, distance = colours.copy(), distance.copy()
     for row, column in zip(*np.nonzero(out.any(axis=2))):
         best = None
@@ -319,10 +320,12 @@ def _aligned(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centr
                         for cell, colour in moved if colour is not None)
             if best is None or apart < best[0]:
                 best = (apart, moved)
-        for cell, colour in best[1]:
-            apart = np.inf if colour is None else float(np.linalg.norm(colour - reference[cell]))
-            if out[cell] and apart < distance[cell]:
-                colours[cell], distance[cell] = colour, apart
+        moved = {cell: (colour, float(np.linalg.norm(colour - reference[cell])))
+                 for cell, colour in best[1] if out[cell] and colour is not None}
+        if all(apart <= max(STAND_OUT * spread[cell], DIFFERENT) for cell, (_, apart) in moved.items()):
+            for cell, (colour, apart) in moved.items():
+                if apart < distance[cell]:
+                    colours[cell], distance[cell] = colour, apart
     return colours, distance
 
 
