@@ -463,9 +463,9 @@ def _piled_on(image: np.ndarray, checkers: list[PhotoChecker], fit: FieldFit, sc
               trays: Sequence[TrayBand]) -> list[PhotoChecker]:
     """Checkers hidden in a pile on a point: in a row squeezed onto it (``_squeezed``, its
     rims counted from its tip-most checker's centre, ``row_rims``), under a pyramid
-    (``_under_pyramid``), or in a stack: a second row put on a row of ``ROW`` (each checker ``STACK_SHIFT`` toward the
-    tip from the one under it) hides all of the lower row but a crescent at the base and
-    the checkers past its end. Where that crescent shows past the base-most checker found
+    (``_under_pyramid``), or in a stack: a second row put on a row of ``ROW`` (each
+    checker ``STACK_SHIFT`` toward the tip from the one under it) hides all of the lower
+    row but a crescent at the base and the checkers past its end. Where that crescent shows past the base-most checker found
     (``lower_rim``), or was found as a checker of its own (one partly under another: a
     tilted camera shows the lower row beside the upper one), one lies hidden under each
     checker of the upper row (``_stack_uppers``), less those found beyond the row a stack

@@ -312,20 +312,20 @@ def _aligned(straight: np.ndarray, seen: np.ndarray, occupied: np.ndarray, centr
     for row, column in zip(*np.nonzero(out.any(axis=2))):
         best = None
         for shift in sorted(range(-CELL_MARGIN, CELL_MARGIN + 1), key=abs):
-            moved = [(cell, _bare_median(straight, seen, occupied, window))
-                     for cell, window in _point_windows(row, column, centres[column] + shift, cells, height)]
-            if any((colour is not None) != bare[cell] for cell, colour in moved):
+            read = [(cell, _bare_median(straight, seen, occupied, window))
+                    for cell, window in _point_windows(row, column, centres[column] + shift, cells, height)]
+            if any((colour is not None) != bare[cell] for cell, colour in read):
                 continue
-            apart = sum(min(float(np.linalg.norm(colour - reference[cell])), DIFFERENT)
-                        for cell, colour in moved if colour is not None)
+            moved = {cell: (colour, float(np.linalg.norm(colour - reference[cell])))
+                     for cell, colour in read if colour is not None}
+            apart = sum(min(d, DIFFERENT) for _, d in moved.values())
             if best is None or apart < best[0]:
                 best = (apart, moved)
-        moved = {cell: (colour, float(np.linalg.norm(colour - reference[cell])))
-                 for cell, colour in best[1] if out[cell] and colour is not None}
-        if all(apart <= max(STAND_OUT * spread[cell], DIFFERENT) for cell, (_, apart) in moved.items()):
-            for cell, (colour, apart) in moved.items():
-                if apart < distance[cell]:
-                    colours[cell], distance[cell] = colour, apart
+        standing = {cell: moved for cell, moved in best[1].items() if out[cell]}
+        if all(d <= max(STAND_OUT * spread[cell], DIFFERENT) for cell, (_, d) in standing.items()):
+            for cell, (colour, d) in standing.items():
+                if d < distance[cell]:
+                    colours[cell], distance[cell] = colour, d
     return colours, distance
 
 
