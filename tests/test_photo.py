@@ -117,6 +117,32 @@ def test_the_checkers_a_checker_put_on_two_half_hides_show_their_outlines_beside
     assert not [d for d in under if np.hypot(d.x - 260, d.y - 40) < 2 * r]
 
 
+def test_the_last_checker_of_a_pyramids_lower_row_is_placed_where_it_lies():
+    """A pyramid of five under four (radius 20): the lower row's last checker shows half
+    beyond the upper row's. Outlines a few pixels further out fit what shows of it as
+    well as its own, and the one showing most of it lay past its centre (a fifth of a
+    radius; at 1920 x 1080 across the point, so far that it no longer lay along the
+    point from the checker over it). It is placed in the middle of those places."""
+    image = np.full((200, 320, 3), (170, 200, 215), np.uint8)
+    r = 20
+    for x in (40, 81, 122, 163, 204, 61, 102, 143, 184):
+        cv2.circle(image, (x, 100), r, (245, 245, 245), -1, cv2.LINE_AA)
+        cv2.circle(image, (x, 100), r, (90, 90, 90), 2, cv2.LINE_AA)
+    discs = find_discs(image, r, 0.65)
+    under = [d for d in under_discs(image, discs, r) if abs(d.x - 204) < r]
+    assert len(under) == 1 and np.hypot(under[0].x - 204, under[0].y - 100) < 0.1 * r
+
+
+def test_a_pyramid_at_1920_by_1080_keeps_its_hidden_checkers():
+    """A tournament board at 1920 x 1080 (seed 280009) with nine on White's ace point, five
+    under four: the lower row's last checker, half in view past the upper row, was found
+    a third of a radius across the point and not taken for a checker, so the pyramid was
+    none and four checkers went missing. It is, and the position is read."""
+    image, _, position = _seeded_render(280009, style="tournament", size=(1920, 1080), difficulty=0.5)
+    assert position.points()[0] == 9
+    assert import_photo(image, white="light", home="top-right").position == position
+
+
 @pytest.mark.parametrize("seed, home, point", [(930010, "bottom-right", 6), (930059, "top-right", 19)])
 def test_checkers_under_a_piles_upper_layer_are_counted(seed, home, point):
     """Tournament boards with six on a point, five in a row and one put on the first two
@@ -627,6 +653,26 @@ def test_a_crescent_past_a_rows_first_checker_off_the_field_is_no_checker_under_
     under = [Disc(x, 360.0, radius, 0.5, (40, 128, 128)), Disc(x, -50.0, radius, 0.5, (40, 128, 128))]
     found = _under_layers(under, np.array([(0.5, 9.0)] * 2), np.zeros((2, 2), bool), taken, {(0, 0): 0}, fit, radius)
     assert [(c.y, c.colour, c.confidence) for c in found] == [(360.0, "dark", UNSEEN)]
+
+
+def test_a_crescent_beside_a_checker_taken_is_no_checker_under_a_pile():
+    """Four dark checkers of radius 45 in a row, a diameter apart. A crescent outlined two
+    thirds of a radius past the last is that checker's own edge or a sliver placed far
+    from where its checker lies, and one a radius from a faint disc the row took (off its
+    line: a pile's checker under the upper layer showing a sliver) is that checker again:
+    neither is another checker. One a radius past the last with no faint disc beside it
+    is one."""
+    fit = FieldFit(np.array([(0, 0), (1300, 0), (1300, 1000), (0, 1000)], float))
+    x, radius = float(fit.to_image([(fit.column_centres()[0], 0.0)])[0][0]), 45.0
+    taken = [PhotoChecker(x, y, radius, "dark", 1.0, "point", 0, 0, y, outline=0.95) for y in (45, 135, 225, 315)]
+    faint = PhotoChecker(x + 40, 390, radius, "dark", 0.05, "point", 0, 0, 390, outline=0.36)
+
+    def under(y, row):
+        return _under_layers([Disc(x, y, radius, 0.9, (40, 128, 128))], np.array([(0.5, 9.0)]), np.zeros((1, 2), bool),
+                             row, {(0, 0): 0}, fit, radius)
+    assert under(345.0, taken) == []
+    assert under(360.0, taken + [faint]) == []
+    assert [c.y for c in under(360.0, taken)] == [360.0]
 
 
 def test_past_fifteen_the_least_sure_disc_goes_not_the_faintest_outline():

@@ -325,6 +325,7 @@ UNDER_OFFSET = (0.45, 1.3)  # radii a checker under a pile's upper layer lies fr
 UNDER_MARGIN = 0.2          # its outline is judged where it lies this many radii clear of the discs over it
 UNDER_SEEN = 0.3            # ... on at least this share of the outline
 UNDER_SUPPORT = 0.8         # ... and must show as a radial edge on this share of that part
+UNDER_PLATEAU = 0.5         # its centre is the mean of the places this near as well outlined as the best
 
 
 def under_discs(image: np.ndarray, tops: list[Disc], radius: float,
@@ -333,8 +334,11 @@ def under_discs(image: np.ndarray, tops: list[Disc], radius: float,
     ``tops`` (the discs whose whole outline shows) whose own outline shows as a radial
     edge on ``UNDER_SUPPORT`` of its part clear of every top. A checker put on two in a
     row hides a third of each; one put on a single checker hides most of it and leaves a
-    crescent. ``support`` is that share, ``gap`` the share of the outline hidden, ``lab``
-    the median colour of the part of the face that shows. ``edges`` as for ``find_discs``."""
+    crescent. Its centre is the middle of the places near it outlined as well as the best
+    (an outline fits a range of places; the one showing most of it lies at the range's
+    edge). ``support`` is the share of its clear part that shows as an edge, ``gap`` the
+    share of the outline hidden, ``lab`` the median colour of the part of the face that
+    shows. ``edges`` as for ``find_discs``."""
     if not tops:
         return []
     edges = np.stack(disc_edges(image, radius) if edges is None else edges)
@@ -365,10 +369,14 @@ def under_discs(image: np.ndarray, tops: list[Disc], radius: float,
         for j in np.flatnonzero((shown >= UNDER_SEEN * DIRECTIONS) & (support >= UNDER_SUPPORT)):
             found.append((float(support[j]), float(shown[j]), cands[j]))
     found.sort(key=lambda f: (-f[0], -f[1]))
+    places = np.array([f[2] for f in found]).reshape(-1, 2)
+    supports = np.array([f[0] for f in found])
     kept: list[Disc] = []
     for support, shown, (x, y) in found:
         if any(np.hypot(x - k.x, y - k.y) < 1.2 * radius for k in kept):
             continue
+        plateau = (supports >= support) & (np.hypot(*(places - (x, y)).T) < UNDER_PLATEAU * radius)
+        x, y = places[plateau].mean(axis=0)
         face = _face_pixels(lab, x, y, radius, centres, radii)
         if len(face) < 8:
             continue
