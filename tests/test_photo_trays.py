@@ -130,6 +130,17 @@ def test_faces_that_are_no_row_of_checkers_count_none():
     assert _standing([4, 12, 20, 27], 31) == 4
 
 
+def test_faces_a_pixel_or_two_off_an_even_row_are_a_row():
+    """Eight white checkers standing in a tournament board's tray seen at 1920 x 1080 (the
+    tournament bear-off bench's seed 350008): their faces' lightest lines lie 357 .. 411,
+    steps of 10 and then 6 among sevens and eights, each a pixel or two off its face's
+    middle. They lie within a fifth of a step of an even row: eight checkers. Steps of 7
+    that turn to 10 halfway, each within half again of the narrowest, are no row of one
+    set's checkers: the faces stray up to three tenths of a step from the even row."""
+    assert _standing([357, 367, 373, 382, 389, 396, 403, 411], 68) == 8
+    assert _standing([0, 7, 14, 21, 31, 41, 51], 58) == 0
+
+
 def test_two_glints_on_one_line_of_rims_are_one_line():
     """Eight black checkers standing in a black tray show nine lines of silver rims, six to
     nine rows apart at 24 a diameter; the glint on the eighth peaks twice, two rows apart

@@ -34,7 +34,7 @@ GAP = 0.15                    # ... but for gaps this many diameters long (the d
 THINNEST = 0.18               # diameters: the least room a checker standing on edge takes ...
 FACE_LENGTH = 0.45            # ... and the most
 SINGLE = 0.7                  # ... a band of one checker at most (its face and the side below it)
-EVEN_STEPS = 1.5              # the widest step between faces at most this many times the narrowest
+EVEN = 0.2                    # steps: the most a face lies from the even row that fits them all best
 ENDS = (0.5, 2.5)             # steps a band runs beyond its first and last faces' (their halves, a side below)
 SIDE_SPREADS = 4.0            # a band's middle lies within this many spreads of its side's colour
 FACE_CONTRAST = 8.0           # a face's middle is this much lighter (Lab L) than the dark between faces
@@ -307,16 +307,19 @@ def _lightness(lab: np.ndarray, x0: int, x1: int) -> np.ndarray:
 def _standing(faces: list[int], length: int) -> int:
     """Checkers standing in a band ``length`` rows long whose faces lie at rows ``faces``:
     one a face, the faces a checker's thickness apart (``THINNEST`` to ``FACE_LENGTH``
-    diameters, evenly: the widest step at most ``EVEN_STEPS`` times the narrowest) and
-    the band about as long as their steps (``ENDS`` more); 0 where the faces are no such
-    row (a board's pattern, wood's grain, a hinge)."""
+    diameters, evenly: none more than ``EVEN`` of a step from the even row that fits them
+    best, since each face's lightest line may lie a pixel or two off its middle) and the
+    band about as long as their steps (``ENDS`` more); 0 where the faces are no such row
+    (a board's pattern, wood's grain, a hinge)."""
     if not faces:
         return 0
     if len(faces) == 1:
         return int(length <= SINGLE * PX_PER_DIAMETER)
     steps = np.diff(faces)
+    order = np.arange(len(faces))
+    even = np.polyval(np.polyfit(order, faces, 1), order)
     if steps.min() < THINNEST * PX_PER_DIAMETER or steps.max() > FACE_LENGTH * PX_PER_DIAMETER \
-            or steps.max() > EVEN_STEPS * steps.min():
+            or np.abs(faces - even).max() > EVEN * steps.mean():
         return 0
     ends = length / steps.mean() - (len(faces) - 1)
     return len(faces) if ENDS[0] <= ends <= ENDS[1] else 0
