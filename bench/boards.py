@@ -1,8 +1,8 @@
 """Photo import (``vision.photo.import_photo``) on real board photos and on rendered boards.
 
 Usage: python bench/boards.py [--verbose] [--renders 56] [--hard 28] [--difficulty 0.5] [--tournament 30]
-                             [--far-tournament 30] [--hands 60] [--bearoffs 40] [--tournament-bearoffs 30]
-                             [--first-seed 200000]
+                             [--far-tournament 30] [--hd-tournament 20] [--hands 60] [--bearoffs 40]
+                             [--tournament-bearoffs 30] [--first-seed 200000]
 
 Real photos (../shared/data/photos/boards, 49 photos, 27 with all 30 checkers boxed): no
 point is labelled, so what is scored is what the labels allow: the number of checkers of
@@ -30,7 +30,8 @@ camera poses, light, sensor noise and table clutter (``--difficulty``), White an
 frame's home corner given, with the wrong positions likewise, and the same for tournament
 boards alone (black case, cream field, the look of a tournament table's camera) at 1280 x 720,
 at ``--difficulty`` and at difficulty 1 (the board as little as 60 % of the frame, cups, a
-clock and an overlay beside it, tilt up to 20 degrees).
+clock and an overlay beside it, tilt up to 20 degrees), and at ``--difficulty`` at 1920 x 1080,
+the full frame of most tournament cameras.
 Last, positions in the bear-off (random play past a side's first checker borne off) in clean
 conditions: checkers standing in the trays, piles on the home boards; and the same on
 tournament boards at 1280 x 720 under ``--difficulty``.
@@ -282,6 +283,8 @@ def main() -> int:
                     help="rendered tournament boards (the look of a tournament table's camera), 1280 x 720")
     ap.add_argument("--far-tournament", type=int, default=30,
                     help="rendered tournament boards at difficulty 1 (far off, tilted, cluttered), 1280 x 720")
+    ap.add_argument("--hd-tournament", type=int, default=20,
+                    help="rendered tournament boards at 1920 x 1080 (a tournament camera's full frame)")
     ap.add_argument("--hands", type=int, default=60, help="rendered frames with a hand over the board")
     ap.add_argument("--bearoffs", type=int, default=40, help="rendered frames in the bear-off, checkers in the trays")
     ap.add_argument("--tournament-bearoffs", type=int, default=30,
@@ -317,6 +320,9 @@ def main() -> int:
     if args.far_tournament:
         s = hard_rows(args.far_tournament, args.first_seed + 160000, 1.0, "tournament", (1280, 720))
         print(f"tournament boards at difficulty 1.0, 1280 x 720: {positions_text(s)}")
+    if args.hd_tournament:
+        s = hard_rows(args.hd_tournament, args.first_seed + 180000, args.difficulty, "tournament", (1920, 1080))
+        print(f"tournament boards at difficulty {args.difficulty}, 1920 x 1080: {positions_text(s)}")
     if args.hands:
         s = hand_rows(args.hands, args.first_seed + 110000)
         print(f"renders with a hand over points: {s['frames']} frames, {s['covered']} points covered, "
