@@ -23,7 +23,6 @@ import numpy as np
 from vision.photo_board import FieldFit
 
 PX_PER_DIAMETER = 24          # the straightened strip's scale
-FINEST = 1.5                  # photo pixels a strip pixel may stand for, sampled once (more: averaged)
 REACH = 3.4                   # diameters beyond the field's end looked at (rim, strip and tray)
 NEAR_END = 0.15               # ... from this far beyond it (the field's edge itself)
 BEYOND_ENDS = 0.12            # field heights the trays reach beyond the field's sides
@@ -32,7 +31,6 @@ EDGE_FLOOR = 4.0              # mean edge strength (Lab units per pixel) over a 
 EDGE_OVER = 3.0               # ... and this many times the strip's usual
 FLOOR_APART = 12.0            # Lab units a line across a band lies from the tray's floor ...
 GAP = 0.15                    # ... but for gaps this many diameters long (the dark between faces)
-FLOOR_SHARE = 0.25            # ... and this share of the band's median distance from it (a floor shaded unevenly)
 THINNEST = 0.18               # diameters: the least room a checker standing on edge takes ...
 FACE_LENGTH = 0.45            # ... and the most
 SINGLE = 0.7                  # ... a band of one checker at most (its face and the side below it)
@@ -74,7 +72,7 @@ def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
 
     bands = []
     for end in (0, 1):
-        lab, seen = _strip(image, fit, end, unit, checkers, diameter)
+        lab, seen = _strip(image, fit, end, unit, checkers)
         for start, stop, x0, x1, colour in _bands(lab, seen, colours):
             if x0 < (TRAY_FROM - NEAR_END) * PX_PER_DIAMETER or field_y(start) < 0.5 < field_y(stop):
                 continue        # on the field's own edge, or across the middle (a hinge, the trays' divider)
@@ -113,23 +111,16 @@ def _side_colours(image: np.ndarray, checkers) -> dict[str, tuple[np.ndarray, fl
     return out
 
 
-def _strip(image: np.ndarray, fit: FieldFit, end: int, unit: float, checkers,
-           diameter: float) -> tuple[np.ndarray, np.ndarray]:
+def _strip(image: np.ndarray, fit: FieldFit, end: int, unit: float, checkers) -> tuple[np.ndarray, np.ndarray]:
     """The photo beyond field end ``end`` straightened (Lab): x across the tray outward from
     the field (``PX_PER_DIAMETER`` a diameter), y along it from field y = -``BEYOND_ENDS``;
-    and where it shows the photo and no checker found on the points or the bar. Where the
-    photo's checkers are more than ``FINEST`` times as many pixels across (``diameter``),
-    the strip is sampled that much finer and averaged down, each of its pixels the mean
-    of the photo's under it: sampled once, the photo's detail jitters the faces' lines."""
+    and where it shows the photo and no checker found on the points or the bar."""
     scale = PX_PER_DIAMETER / unit
     width, height = int(np.ceil(REACH * PX_PER_DIAMETER)), int(np.ceil((1 + 2 * BEYOND_ENDS) * scale))
     sign = 1.0 if end == 1 else -1.0
     to_field = np.array([[sign / scale, 0, end + sign * NEAR_END * unit], [0, 1 / scale, -BEYOND_ENDS], [0, 0, 1]])
     warp = fit.homography @ to_field
-    fine = max(1, int(np.ceil(diameter / (FINEST * PX_PER_DIAMETER))))
-    strip = cv2.warpPerspective(image, warp @ np.diag([1 / fine, 1 / fine, 1.0]), (fine * width, fine * height),
-                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-    strip = cv2.resize(strip, (width, height), interpolation=cv2.INTER_AREA)
+    strip = cv2.warpPerspective(image, warp, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
     clear = np.full(image.shape[:2], 255, np.uint8)
     for c in (c for c in checkers if c.place != "off"):
         cv2.circle(clear, (int(round(c.x)), int(round(c.y))), int(round(CLEAR * c.radius)), 0, -1)
@@ -141,8 +132,7 @@ def _strip(image: np.ndarray, fit: FieldFit, end: int, unit: float, checkers,
 def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, int, int, str]]:
     """Runs along the strip (rows start..stop, columns x0..x1) crossed by edges over a
     checker's diameter (``ACROSS``) and no wider: the faces of checkers on edge, and the
-    side (of ``colours``) whose colour they are nearer. A band's width is measured again
-    over all its rows (``_across``): a few rows of its end are a noisy measure of it."""
+    side (of ``colours``) whose colour they are nearer."""
     across = int(ACROSS[0] * PX_PER_DIAMETER)
     face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
     weights = np.array([1.0, 0.5, 0.5], np.float32)
@@ -161,21 +151,15 @@ def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, i
         k = j
         while k + 1 < len(strength) and strength[k + 1] >= level and abs(int(where[k + 1]) - int(where[j])) <= lean:
             k += 1
-        x0, x1 = _across(edges[j:k + 1])
+        profile = edges[j:k + 1].mean(axis=0)
+        wide = np.flatnonzero(profile >= 0.5 * profile.max())
+        x0, x1 = int(wide.min()), int(wide.max()) + 1
         if ACROSS[0] * PX_PER_DIAMETER <= x1 - x0 <= ACROSS[1] * PX_PER_DIAMETER:
             band = _as_side(lab, seen, edges, level, (j + k) // 2, x0, x1, colours)
             if band is not None and not any(band[0] < b[1] and b[0] < band[1] for b in out):
-                out.append((band[0], band[1], *_across(edges[band[0]:band[1]]), band[4]))
+                out.append(band)
         j = k + 1
     return out
-
-
-def _across(edges: np.ndarray) -> tuple[int, int]:
-    """The columns x0..x1 where the edges along rows ``edges`` are at least half their
-    strongest: a band's width across the tray."""
-    profile = edges.mean(axis=0)
-    wide = np.flatnonzero(profile >= 0.5 * profile.max())
-    return int(wide.min()), int(wide.max()) + 1
 
 
 def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, middle: int, x0: int, x1: int,
@@ -213,16 +197,14 @@ def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float,
 def _off_floor(extent: tuple[int, int], lines: np.ndarray, floor: np.ndarray, middle: int,
                side: np.ndarray) -> tuple[int, int]:
     """A band's ``extent`` (rows) cut to its run of lines off the tray's ``floor`` (beyond
-    ``FLOOR_APART`` from it and ``FLOOR_SHARE`` of the extent's median distance from it,
-    gaps of ``GAP`` bridged) nearest row ``middle``, where that run holds ``MOST`` of the
-    extent's lines off the floor: the faces' edges blur into the floor beside them, and
-    the floor is no checker's (the band's colour and length count its checkers). Faces of
-    a ``side`` whose colour is the floor's (black on a black floor, their silver rims all
-    that stands off it) tell nothing: the band stays whole."""
+    ``FLOOR_APART`` from it, gaps of ``GAP`` bridged) nearest row ``middle``, where that
+    run holds ``MOST`` of the extent's lines off the floor: the faces' edges blur into the
+    floor beside them, and the floor is no checker's (the band's colour and length count
+    its checkers). Faces of a ``side`` whose colour is the floor's (black on a black
+    floor, their silver rims all that stands off it) tell nothing: the band stays whole."""
     if _floor_coloured(side, floor):
         return extent
-    apart = np.linalg.norm(lines[extent[0]:extent[1]] - floor, axis=1)
-    off = extent[0] + np.flatnonzero(apart > max(FLOOR_APART, FLOOR_SHARE * float(np.median(apart))))
+    off = extent[0] + np.flatnonzero(np.linalg.norm(lines[extent[0]:extent[1]] - floor, axis=1) > FLOOR_APART)
     runs = np.split(off, np.flatnonzero(np.diff(off) > GAP * PX_PER_DIAMETER) + 1) if len(off) else []
     run = min(runs, key=lambda r: 0 if r[0] <= middle <= r[-1] else min(abs(r - middle)), default=None)
     if run is None or len(run) < MOST * len(off):
