@@ -84,7 +84,7 @@ UNSURE = 0.25           # a checker less sure than this goes first where a side 
 PAST_BASE = 1.5         # ... then one centred this many radii nearer the rail than the rows' first checkers
 UNDER_COLOUR = 2.5      # a checker under a pile's upper layer is within this many spreads of its side's colour
 UNDER_ALONG = 0.9       # ... and lies along the point from the one over it (cosine of the angle)
-UNDER_APART = (0.7, 1.5)  # ... at least this many radii from a checker taken, from a faintly outlined one this many
+UNDER_APART = (0.7, 1.5)  # ... at least this many radii from the nearest checker taken, and from a faint one
 STACK_SHIFT = 0.25      # diameters: a stack's upper checker lies this far toward the tip from the one under it
 STACK_SLACK = 0.02      # steps: an upper row's count fitting its places this much worse than the best may be it
 PLAIN_STACK = 0.5       # ... and one fitting them this share of an even row's misfit or better shows plainly
@@ -405,12 +405,13 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
     row's colour within ``UNDER_COLOUR`` spreads, not the field's, lying along the point
     from the nearest checker of the row (within ``UNDER_ALONG``: a checker's own side
     seen at a slant, or its shadow, shows as a crescent away from the camera, whichever
-    way the point runs), not where a checker was already taken (within ``UNDER_APART``:
-    nearer, what shows of it is a sliver whose outline places it nowhere near where it
-    lies, and a faintly outlined disc the row took, off its line, is the same checker's
-    sliver), nor between two checkers of the row (outlined at least ``EVEN_SUPPORT``) a
-    step apart (nearer one of the row's usual steps than two, and within ``NEXT_SLOT``: no
-    room under them; the waist between two checkers of a flat row outlines a disc)."""
+    way the point runs), not where a checker was already taken (at least ``UNDER_APART``
+    radii from the row's nearest checker, and from any of its checkers outlined under
+    ``EVEN_SUPPORT``: nearer, what shows of it is a sliver its outline places far from
+    where it lies, and a faint disc the row took is that checker's sliver), nor between
+    two checkers of the row (outlined at least ``EVEN_SUPPORT``) a step apart (nearer one
+    of the row's usual steps than two, and within ``NEXT_SLOT``: no room under them; the
+    waist between two checkers of a flat row outlines a disc)."""
     out = []
     for u, distance, like in zip(under, distances, field_like):
         place, column, row, _, along = _place(u, fit, radius)

@@ -336,9 +336,9 @@ def under_discs(image: np.ndarray, tops: list[Disc], radius: float,
     row hides a third of each; one put on a single checker hides most of it and leaves a
     crescent. Its centre is the middle of the places near it outlined as well as the best
     (an outline fits a range of places; the one showing most of it lies at the range's
-    edge). ``support`` is the share of its clear part that shows as an edge, ``gap`` the
-    share of the outline hidden, ``lab`` the median colour of the part of the face that
-    shows. ``edges`` as for ``find_discs``."""
+    edge). ``support`` is the share of its clear part that shows as an edge and ``gap``
+    the share hidden, both of the best place's outline, ``lab`` the median colour of the
+    part of the face that shows. ``edges`` as for ``find_discs``."""
     if not tops:
         return []
     edges = np.stack(disc_edges(image, radius) if edges is None else edges)
