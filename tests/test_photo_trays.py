@@ -17,18 +17,18 @@ from vision.photo_trays import (PX_PER_DIAMETER, _extent, _faces, _lightness, _o
                                 read_trays)
 
 
-def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None):
+def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None, size: tuple[int, int] = (1280, 720)):
     """The frame of ``seed`` as bench/boards.py draws it: a position (``kind``: a bear-off
     or a random game from random play, or the opening) and two dice drawn from the seed,
     in clean conditions with style and home corner by seed, or on the tournament board at
-    1280 x 720 with ``difficulty``'s camera, light and clutter; the frame, the position and
+    ``size`` with ``difficulty``'s camera, light and clutter; the frame, the position and
     the home corner (None on the tournament board)."""
     rng = np.random.default_rng(seed)
     position = {"bear-off": lambda: bearoff_position(rng), "opening": Position.initial,
                 "random": lambda: random_position(rng, int(rng.integers(0, 40)))}[kind]()
     dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
     if difficulty is not None:
-        image, _ = render(position, dice=dice, seed=seed, style="tournament", size=(1280, 720), difficulty=difficulty)
+        image, _ = render(position, dice=dice, seed=seed, style="tournament", size=size, difficulty=difficulty)
         return image, position, None
     home = HOMES[(seed // len(STYLES)) % len(HOMES)]
     image, _ = render(position, dice=dice, seed=seed, style=list(STYLES)[seed % len(STYLES)], size=(960, 540),
@@ -241,6 +241,58 @@ def test_a_band_keeps_its_run_of_lines_off_the_floor_or_stays_whole():
         rims[row:row + 2, 0] = 190.0
     assert _off_floor((38, 92), rims, floor, 64, black) == (38, 92)
     assert _off_floor((38, 92), rims, floor, 64, white) == (38, 92)
+
+
+def test_the_floor_in_a_bands_shade_is_no_part_of_it():
+    """White's faces (L 190..230) standing on a black floor (L 27) from row 40 to 72 cast
+    a shade behind the last (L 14, 13 from the floor: off it) over rows 73..85: farther
+    from White's colour than the floor is, it is the floor in shade, and the band ends
+    with the faces. Black's (L 10) on a grey floor (L 60): lines of L 45 are nearer
+    Black's colour than the floor and stay in the band."""
+    floor, white = np.array([27.0, 128, 128]), np.array([230.0, 128, 128])
+    lines = np.tile(floor, (100, 1))
+    lines[40:73, 0] = np.where(np.arange(40, 73) % 7 == 3, 190.0, 228.0)
+    lines[73:86, 0] = 14.0
+    assert _off_floor((40, 86), lines, floor, 56, white) == (40, 73)
+    grey, black = np.array([60.0, 128, 128]), np.array([10.0, 128, 128])
+    dark = np.tile(grey, (100, 1))
+    dark[40:60, 0] = 12.0
+    dark[60:70, 0] = 45.0
+    assert _off_floor((40, 70), dark, grey, 50, black) == (40, 70)
+
+
+@pytest.mark.parametrize("seed, home, standing", [(350008, "bottom-right", {"light": 8, "dark": 0}),
+                                                   (350010, "bottom-left", {"light": 9, "dark": 4})])
+def test_checkers_standing_in_a_tray_at_1920_by_1080_are_counted(seed, home, standing):
+    """Tournament bear-offs at 1920 x 1080 (the tournament bear-off bench's seeds 350008
+    and 350010): a pixel of the trays' strip (24 a diameter) stands for nearly three of
+    the photo's. Sampled once, the faces' lightest lines jittered with the photo's
+    detail: White's nine (350010) showed a step of 11 among sevens and eights, no row.
+    Averaged over the photo's pixels under each, the faces lie evenly; and the shade
+    White's eight (350008) cast on the black floor behind the last, darker than the
+    floor, is no face of theirs."""
+    image, position, _ = _render(seed, difficulty=0.5, size=(1920, 1080))
+    assert {"light": position.off(WHITE), "dark": position.off(WHITE.opponent)} == standing
+    assert _read_standing(image, None) == standing
+    read = import_photo(image, white="light", home=home)
+    assert read.position == position, read.reason
+
+
+def test_lines_far_lighter_than_the_lighter_sides_faces_are_no_rims():
+    """A board of inlaid wood under hard light (the hard bench's seed 250011), none borne
+    off: an empty tray's wood, lit, shows three peaks of lightness along it (L 202, 249
+    and 249 where White's colour is L 183), the lightest more than a silver rim stands
+    from a black face above White's colour, and as far apart as the rims of two checkers
+    standing between them. Only the darker side's checkers show rims lighter than their
+    faces: no band of White's is counted by rims."""
+    rng = np.random.default_rng(250011)
+    position = random_position(rng, int(rng.integers(0, 40)))
+    dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+    image, _ = render(position, dice=dice, seed=250011, style=list(STYLES)[250011 % len(STYLES)],
+                          size=(960, 540), difficulty=0.5)
+    assert position.off(WHITE) == 0 and position.off(WHITE.opponent) == 0
+    assert _read_standing(image, "top-left") == {"light": 0, "dark": 0}
+    assert import_photo(image, white="light", home="top-left").position == position
 
 
 def test_a_pile_of_ten_stacked_five_on_five_holds_what_the_tray_does_not():

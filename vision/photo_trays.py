@@ -23,6 +23,7 @@ import numpy as np
 from vision.photo_board import FieldFit
 
 PX_PER_DIAMETER = 24          # the straightened strip's scale
+FINEST = 1.5                  # photo pixels a strip pixel may stand for, sampled once (more: averaged)
 REACH = 3.4                   # diameters beyond the field's end looked at (rim, strip and tray)
 NEAR_END = 0.15               # ... from this far beyond it (the field's edge itself)
 BEYOND_ENDS = 0.12            # field heights the trays reach beyond the field's sides
@@ -59,11 +60,15 @@ class TrayBand:
 
 def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
     """The bands of checkers standing on edge beyond either end of the field in ``image``
-    (BGR); ``checkers`` those found (x, y, radius, colour, place)."""
+    (BGR); ``checkers`` those found (x, y, radius, colour, place). A band of the darker
+    side whose faces' lines are far lighter than its colour shows silver rims, its faces
+    between them; the lighter side's faces are lighter than any rim, and lines far
+    lighter than them are glints."""
     on_points = [c for c in checkers if c.place == "point"]
     colours = _side_colours(image, on_points)
     if colours is None:
         return []
+    darker = min(colours, key=lambda side: colours[side][0][0])
     diameter = 2 * float(np.median([c.radius for c in on_points]))
     unit = fit.point_width * diameter / fit.point_width_px()      # a diameter in field units
 
@@ -72,13 +77,13 @@ def read_trays(image: np.ndarray, fit: FieldFit, checkers) -> list[TrayBand]:
 
     bands = []
     for end in (0, 1):
-        lab, seen = _strip(image, fit, end, unit, checkers)
+        lab, seen = _strip(image, fit, end, unit, checkers, diameter)
         for start, stop, x0, x1, colour in _bands(lab, seen, colours):
             if x0 < (TRAY_FROM - NEAR_END) * PX_PER_DIAMETER or field_y(start) < 0.5 < field_y(stop):
                 continue        # on the field's own edge, or across the middle (a hinge, the trays' divider)
             lightness = _lightness(lab, x0, x1)
             faces = _faces(lightness, start, stop)
-            if faces and np.median(lightness[faces]) > colours[colour][0][0] + RIM_LIGHTER:
+            if colour == darker and faces and np.median(lightness[faces]) > colours[colour][0][0] + RIM_LIGHTER:
                 # silver rims: the faces lie between them, the band from the first to the last
                 faces = _one_line(faces, lightness)
                 start, stop = faces[0], faces[-1]
@@ -111,16 +116,27 @@ def _side_colours(image: np.ndarray, checkers) -> dict[str, tuple[np.ndarray, fl
     return out
 
 
-def _strip(image: np.ndarray, fit: FieldFit, end: int, unit: float, checkers) -> tuple[np.ndarray, np.ndarray]:
+def _strip(image: np.ndarray, fit: FieldFit, end: int, unit: float, checkers,
+           diameter: float) -> tuple[np.ndarray, np.ndarray]:
     """The photo beyond field end ``end`` straightened (Lab): x across the tray outward from
     the field (``PX_PER_DIAMETER`` a diameter), y along it from field y = -``BEYOND_ENDS``;
-    and where it shows the photo and no checker found on the points or the bar."""
+    and where it shows the photo and no checker found on the points or the bar. Where a
+    strip pixel stands for more than ``FINEST`` of the photo's (its checkers ``diameter``
+    pixels across), the strip is sampled the least whole number of times finer that
+    brings a sample under that and averaged down, each of its pixels about the mean of
+    the photo's under it: sampled once, the photo's detail jitters the faces' lines."""
     scale = PX_PER_DIAMETER / unit
     width, height = int(np.ceil(REACH * PX_PER_DIAMETER)), int(np.ceil((1 + 2 * BEYOND_ENDS) * scale))
     sign = 1.0 if end == 1 else -1.0
     to_field = np.array([[sign / scale, 0, end + sign * NEAR_END * unit], [0, 1 / scale, -BEYOND_ENDS], [0, 0, 1]])
     warp = fit.homography @ to_field
-    strip = cv2.warpPerspective(image, warp, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    oversample = max(1, int(np.ceil(diameter / (FINEST * PX_PER_DIAMETER))))
+    # a fine pixel's place in strip pixels, so that each block of them averages to its strip pixel's middle
+    shift = (1 - oversample) / (2 * oversample)
+    fine = np.array([[1 / oversample, 0, shift], [0, 1 / oversample, shift], [0, 0, 1]])
+    strip = cv2.warpPerspective(image, warp @ fine, (oversample * width, oversample * height),
+                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    strip = cv2.resize(strip, (width, height), interpolation=cv2.INTER_AREA)
     clear = np.full(image.shape[:2], 255, np.uint8)
     for c in (c for c in checkers if c.place != "off"):
         cv2.circle(clear, (int(round(c.x)), int(round(c.y))), int(round(CLEAR * c.radius)), 0, -1)
@@ -132,7 +148,9 @@ def _strip(image: np.ndarray, fit: FieldFit, end: int, unit: float, checkers) ->
 def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, int, int, str]]:
     """Runs along the strip (rows start..stop, columns x0..x1) crossed by edges over a
     checker's diameter (``ACROSS``) and no wider: the faces of checkers on edge, and the
-    side (of ``colours``) whose colour they are nearer."""
+    side (of ``colours``) whose colour they are nearer. A band's width is measured again
+    over all its rows (``_across``; a few rows of its end are a noisy measure of it), and
+    kept where it is still a checker's."""
     across = int(ACROSS[0] * PX_PER_DIAMETER)
     face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
     weights = np.array([1.0, 0.5, 0.5], np.float32)
@@ -151,15 +169,24 @@ def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, i
         k = j
         while k + 1 < len(strength) and strength[k + 1] >= level and abs(int(where[k + 1]) - int(where[j])) <= lean:
             k += 1
-        profile = edges[j:k + 1].mean(axis=0)
-        wide = np.flatnonzero(profile >= 0.5 * profile.max())
-        x0, x1 = int(wide.min()), int(wide.max()) + 1
+        x0, x1 = _across(edges[j:k + 1])
         if ACROSS[0] * PX_PER_DIAMETER <= x1 - x0 <= ACROSS[1] * PX_PER_DIAMETER:
             band = _as_side(lab, seen, edges, level, (j + k) // 2, x0, x1, colours)
             if band is not None and not any(band[0] < b[1] and b[0] < band[1] for b in out):
+                wide = _across(edges[band[0]:band[1]])
+                if ACROSS[0] * PX_PER_DIAMETER <= wide[1] - wide[0] <= ACROSS[1] * PX_PER_DIAMETER:
+                    band = (band[0], band[1], *wide, band[4])
                 out.append(band)
         j = k + 1
     return out
+
+
+def _across(edges: np.ndarray) -> tuple[int, int]:
+    """The columns x0..x1 where the edges along rows ``edges`` are at least half their
+    strongest: a band's width across the tray."""
+    profile = edges.mean(axis=0)
+    wide = np.flatnonzero(profile >= 0.5 * profile.max())
+    return int(wide.min()), int(wide.max()) + 1
 
 
 def _as_side(lab: np.ndarray, seen: np.ndarray, edges: np.ndarray, level: float, middle: int, x0: int, x1: int,
@@ -200,11 +227,15 @@ def _off_floor(extent: tuple[int, int], lines: np.ndarray, floor: np.ndarray, mi
     ``FLOOR_APART`` from it, gaps of ``GAP`` bridged) nearest row ``middle``, where that
     run holds ``MOST`` of the extent's lines off the floor: the faces' edges blur into the
     floor beside them, and the floor is no checker's (the band's colour and length count
-    its checkers). Faces of a ``side`` whose colour is the floor's (black on a black
-    floor, their silver rims all that stands off it) tell nothing: the band stays whole."""
+    its checkers). A line farther from the ``side``'s colour than the floor is lies off
+    it the other way: the floor in the faces' shade, no face. Faces of a side whose
+    colour is the floor's (black on a black floor, their silver rims all that stands off
+    it) tell nothing: the band stays whole."""
     if _floor_coloured(side, floor):
         return extent
-    off = extent[0] + np.flatnonzero(np.linalg.norm(lines[extent[0]:extent[1]] - floor, axis=1) > FLOOR_APART)
+    part = lines[extent[0]:extent[1]]
+    shade = np.linalg.norm(part - side, axis=1) > np.linalg.norm(floor - side)
+    off = extent[0] + np.flatnonzero((np.linalg.norm(part - floor, axis=1) > FLOOR_APART) & ~shade)
     runs = np.split(off, np.flatnonzero(np.diff(off) > GAP * PX_PER_DIAMETER) + 1) if len(off) else []
     run = min(runs, key=lambda r: 0 if r[0] <= middle <= r[-1] else min(abs(r - middle)), default=None)
     if run is None or len(run) < MOST * len(off):
