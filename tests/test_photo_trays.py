@@ -17,18 +17,19 @@ from vision.photo_trays import (PX_PER_DIAMETER, _extent, _faces, _lightness, _o
                                 read_trays)
 
 
-def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None, size: tuple[int, int] = (1280, 720)):
+def _render(seed: int, kind: str = "bear-off", difficulty: float | None = None, size: tuple[int, int] = (1280, 720),
+            style: str = "tournament"):
     """The frame of ``seed`` as bench/boards.py draws it: a position (``kind``: a bear-off
     or a random game from random play, or the opening) and two dice drawn from the seed,
-    in clean conditions with style and home corner by seed, or on the tournament board at
-    ``size`` with ``difficulty``'s camera, light and clutter; the frame, the position and
-    the home corner (None on the tournament board)."""
+    in clean conditions with style and home corner by seed, or in ``style`` (the
+    tournament board) at ``size`` with ``difficulty``'s camera, light and clutter; the
+    frame, the position and the home corner (None with a difficulty)."""
     rng = np.random.default_rng(seed)
     position = {"bear-off": lambda: bearoff_position(rng), "opening": Position.initial,
                 "random": lambda: random_position(rng, int(rng.integers(0, 40)))}[kind]()
     dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
     if difficulty is not None:
-        image, _ = render(position, dice=dice, seed=seed, style="tournament", size=size, difficulty=difficulty)
+        image, _ = render(position, dice=dice, seed=seed, style=style, size=size, difficulty=difficulty)
         return image, position, None
     home = HOMES[(seed // len(STYLES)) % len(HOMES)]
     image, _ = render(position, dice=dice, seed=seed, style=list(STYLES)[seed % len(STYLES)], size=(960, 540),
@@ -245,10 +246,12 @@ def test_a_band_keeps_its_run_of_lines_off_the_floor_or_stays_whole():
 
 def test_the_floor_in_a_bands_shade_is_no_part_of_it():
     """White's faces (L 190..230) standing on a black floor (L 27) from row 40 to 72 cast
-    a shade behind the last (L 14, 13 from the floor: off it) over rows 73..85: farther
-    from White's colour than the floor is, it is the floor in shade, and the band ends
-    with the faces. Black's (L 10) on a grey floor (L 60): lines of L 45 are nearer
-    Black's colour than the floor and stay in the band."""
+    a shade behind the last (L 14, 13 from the floor: off it) over rows 73..85: darker
+    than the floor and farther from White's colour than it, it is the floor in shade, and
+    the band ends with the faces. Black's (L 10) on a grey floor (L 60): lines of L 45
+    are nearer Black's colour than the floor, and its silver rims (L 90) lighter than the
+    floor; both stay in the band. So do White's faces lighter than its colour (L 212
+    against 183) on a light floor (L 160), their band's blurred end nearer it."""
     floor, white = np.array([27.0, 128, 128]), np.array([230.0, 128, 128])
     lines = np.tile(floor, (100, 1))
     lines[40:73, 0] = np.where(np.arange(40, 73) % 7 == 3, 190.0, 228.0)
@@ -259,6 +262,14 @@ def test_the_floor_in_a_bands_shade_is_no_part_of_it():
     dark[40:60, 0] = 12.0
     dark[60:70, 0] = 45.0
     assert _off_floor((40, 70), dark, grey, 50, black) == (40, 70)
+    rims = np.tile(grey, (100, 1))
+    rims[40:76, 0] = 12.0
+    rims[40:76:7, 0] = 90.0
+    assert _off_floor((40, 76), rims, grey, 54, black) == (40, 76)
+    light, lit = np.array([160.0, 128, 128]), np.tile(np.array([160.0, 128, 128]), (100, 1))
+    lit[40, 0] = 185.0          # the band's blurred end
+    lit[41:72, 0] = 212.0
+    assert _off_floor((40, 72), lit, light, 56, np.array([183.0, 128, 128])) == (40, 72)
 
 
 @pytest.mark.parametrize("seed, home, standing", [(350008, "bottom-right", {"light": 8, "dark": 0}),
@@ -285,11 +296,7 @@ def test_lines_far_lighter_than_the_lighter_sides_faces_are_no_rims():
     from a black face above White's colour, and as far apart as the rims of two checkers
     standing between them. Only the darker side's checkers show rims lighter than their
     faces: no band of White's is counted by rims."""
-    rng = np.random.default_rng(250011)
-    position = random_position(rng, int(rng.integers(0, 40)))
-    dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-    image, _ = render(position, dice=dice, seed=250011, style=list(STYLES)[250011 % len(STYLES)],
-                          size=(960, 540), difficulty=0.5)
+    image, position, _ = _render(250011, "random", 0.5, (960, 540), style=list(STYLES)[250011 % len(STYLES)])
     assert position.off(WHITE) == 0 and position.off(WHITE.opponent) == 0
     assert _read_standing(image, "top-left") == {"light": 0, "dark": 0}
     assert import_photo(image, white="light", home="top-left").position == position

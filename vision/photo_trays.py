@@ -123,7 +123,7 @@ def _strip(image: np.ndarray, fit: FieldFit, end: int, unit: float, checkers,
     and where it shows the photo and no checker found on the points or the bar. Where a
     strip pixel stands for more than ``FINEST`` of the photo's (its checkers ``diameter``
     pixels across), the strip is sampled the least whole number of times finer that
-    brings a sample under that and averaged down, each of its pixels about the mean of
+    brings a sample to at most that and averaged down, each of its pixels about the mean of
     the photo's under it: sampled once, the photo's detail jitters the faces' lines."""
     scale = PX_PER_DIAMETER / unit
     width, height = int(np.ceil(REACH * PX_PER_DIAMETER)), int(np.ceil((1 + 2 * BEYOND_ENDS) * scale))
@@ -149,8 +149,8 @@ def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, i
     """Runs along the strip (rows start..stop, columns x0..x1) crossed by edges over a
     checker's diameter (``ACROSS``) and no wider: the faces of checkers on edge, and the
     side (of ``colours``) whose colour they are nearer. A band's width is measured again
-    over all its rows (``_across``; a few rows of its end are a noisy measure of it), and
-    kept where it is still a checker's."""
+    over all its rows (``_across``; a few rows of its end are a noisy measure of it), that
+    width taken where it is still a checker's."""
     across = int(ACROSS[0] * PX_PER_DIAMETER)
     face = int(round(FACE_LENGTH * PX_PER_DIAMETER))
     weights = np.array([1.0, 0.5, 0.5], np.float32)
@@ -170,15 +170,20 @@ def _bands(lab: np.ndarray, seen: np.ndarray, colours) -> list[tuple[int, int, i
         while k + 1 < len(strength) and strength[k + 1] >= level and abs(int(where[k + 1]) - int(where[j])) <= lean:
             k += 1
         x0, x1 = _across(edges[j:k + 1])
-        if ACROSS[0] * PX_PER_DIAMETER <= x1 - x0 <= ACROSS[1] * PX_PER_DIAMETER:
+        if _checker_wide(x0, x1):
             band = _as_side(lab, seen, edges, level, (j + k) // 2, x0, x1, colours)
             if band is not None and not any(band[0] < b[1] and b[0] < band[1] for b in out):
                 wide = _across(edges[band[0]:band[1]])
-                if ACROSS[0] * PX_PER_DIAMETER <= wide[1] - wide[0] <= ACROSS[1] * PX_PER_DIAMETER:
+                if _checker_wide(*wide):
                     band = (band[0], band[1], *wide, band[4])
                 out.append(band)
         j = k + 1
     return out
+
+
+def _checker_wide(x0: int, x1: int) -> bool:
+    """Whether columns x0..x1 of the strip are as wide as a checker (``ACROSS``)."""
+    return ACROSS[0] * PX_PER_DIAMETER <= x1 - x0 <= ACROSS[1] * PX_PER_DIAMETER
 
 
 def _across(edges: np.ndarray) -> tuple[int, int]:
@@ -227,14 +232,14 @@ def _off_floor(extent: tuple[int, int], lines: np.ndarray, floor: np.ndarray, mi
     ``FLOOR_APART`` from it, gaps of ``GAP`` bridged) nearest row ``middle``, where that
     run holds ``MOST`` of the extent's lines off the floor: the faces' edges blur into the
     floor beside them, and the floor is no checker's (the band's colour and length count
-    its checkers). A line farther from the ``side``'s colour than the floor is lies off
-    it the other way: the floor in the faces' shade, no face. Faces of a side whose
+    its checkers). A line darker than the floor and farther from the ``side``'s colour
+    than the floor is is the floor in the faces' shade, no face. Faces of a side whose
     colour is the floor's (black on a black floor, their silver rims all that stands off
     it) tell nothing: the band stays whole."""
     if _floor_coloured(side, floor):
         return extent
     part = lines[extent[0]:extent[1]]
-    shade = np.linalg.norm(part - side, axis=1) > np.linalg.norm(floor - side)
+    shade = (part[:, 0] < floor[0]) & (np.linalg.norm(part - side, axis=1) > np.linalg.norm(floor - side))
     off = extent[0] + np.flatnonzero((np.linalg.norm(part - floor, axis=1) > FLOOR_APART) & ~shade)
     runs = np.split(off, np.flatnonzero(np.diff(off) > GAP * PX_PER_DIAMETER) + 1) if len(off) else []
     run = min(runs, key=lambda r: 0 if r[0] <= middle <= r[-1] else min(abs(r - middle)), default=None)
