@@ -422,11 +422,10 @@ def _under_layers(under, distances, field_like, taken, sides, fit, radius) -> li
         mates = [c for c in taken if (c.place, c.column, c.row) == ("point", column, row)]
         if len(mates) < ROW - 1:
             continue
-        nearest = min(mates, key=lambda c: np.hypot(u.x - c.x, u.y - c.y))
-        apart = float(np.hypot(u.x - nearest.x, u.y - nearest.y))
+        gaps = [float(np.hypot(u.x - c.x, u.y - c.y)) for c in mates]
+        apart, nearest = min(zip(gaps, mates), key=lambda pair: pair[0])
         if apart < UNDER_APART[0] * radius or abs(along - nearest.along) < UNDER_ALONG * apart \
-                or any(c.outline < EVEN_SUPPORT and np.hypot(u.x - c.x, u.y - c.y) < UNDER_APART[1] * radius
-                       for c in mates):
+                or any(c.outline < EVEN_SUPPORT and gap < UNDER_APART[1] * radius for gap, c in zip(gaps, mates)):
             continue
         clear = sorted(c.along for c in mates if c.outline >= EVEN_SUPPORT)
         before = max((a for a in clear if a < along), default=-np.inf)
