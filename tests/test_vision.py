@@ -333,10 +333,12 @@ def drawn_table(seed: int, style: str, home: str, hand: bool = False, bearoff: b
 
 
 @pytest.mark.parametrize("seed, style, home", [(31000055, "redblack", "top-left"), (31000151, "classic", "bottom-left"),
-                                              (31000557, "classic", "top-left"), (31000546, "brown", "bottom-left")])
+                                              (31000557, "classic", "top-left"), (31000546, "brown", "bottom-left"),
+                                              (40122, "blue", "top-left")])
 def test_dice_side_by_side_and_cups_against_the_case_are_no_hand(seed, style, home):
-    """Two dice touching on the field (55), dice cups set against the case (151) and cups
-    whose shadows fall over the rim onto the field's edge (557, 546), in drawn light and
+    """Two dice touching on the field (55), dice cups set against the case (151; 40122's,
+    seen from aside, stands over the rim: 0.8 square diameters there, 0.1 on the field) and
+    cups whose shadows fall over the rim onto the field's edge (557, 546), in drawn light and
     camera: what the dice and cube read, the table and the shadows explain hides nothing."""
     opening, frame, truth, dice = drawn_table(seed, style, home)
     assert truth.settled and not truth.hand

@@ -41,7 +41,7 @@ REBUILT = 2.5             # ... times this where the empty board was rebuilt
 STILL = 0.45              # ... times this on the rim and the table round the case
 ARM_AREA = 0.3            # square diameters of change on the table that may be an arm
 HAND_AREA = 3.0           # square diameters of unexplained change that make a hand on their own
-PART_AREA = 0.8           # ... that make a hand with an arm's outline or at the case's edge
+PART_AREA = 0.8           # ... that make a hand with an arm's outline or coming in at the case's edge
 OUTLINE = 8.0             # diameters of new edges round such a region that are an arm's outline
 EDGE = 60.0               # colour gradient of an edge
 RIM_AREA = 0.12           # square diameters of unexplained change on the rim that make a hand
@@ -211,11 +211,12 @@ class Coverage:
                 if inside < PART_AREA:
                     continue
                 # smaller: a hand if it shows an outline the board has not (an arm's
-                # edges and shading) or comes in at the case's edge
+                # edges and shading) or comes in at the case's edge onto the field (a cup
+                # set against the case, seen from aside, stands over the rim alone)
                 if edges is None:
                     edges = self._new_edges(lab) & ~outlined
                 outline = float(np.count_nonzero(edges & cv2.dilate(region.astype(np.uint8), self._near).astype(bool)))
-                at_edge = bool((region & self.edge_band).any())
+                at_edge = on_field >= RIM_AREA and bool((region & self.edge_band).any())
                 if outline / self.model.ppd < OUTLINE and not at_edge:
                     continue
             if not (region & self._near_readable).any():
