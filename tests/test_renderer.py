@@ -332,3 +332,26 @@ def test_checkers_under_a_pile_are_partly_hidden_and_rows_of_five_are_not():
     assert min(c.visible for c in pile if c.layer == 0) < 0.9
     assert all(c.visible == 1.0 for c in pile if c.layer == max(p.layer for p in pile))
     assert all(c.visible > 0.95 for c in row)
+
+
+@pytest.mark.parametrize("azimuth", [0, 90, 200])
+def test_a_die_nearer_the_lens_hides_the_side_of_the_one_behind_it_in_either_order_thrown(azimuth):
+    """Dice resting face to face under a tilted camera: the die nearer the point under the
+    lens hides the facing side of the one behind it; the one behind never covers its top."""
+    conditions = Conditions(messiness=0.0, pose=CameraPose(tilt=20, azimuth=azimuth, fill=0.9))
+    renderer = board_renderer("felt", SMALL, "bottom-right")
+    nadir = (np.array(renderer.camera(conditions.pose)[0].lift.nadir) - renderer.margin) / renderer.ppd
+    near_at = np.array([3.0, 3.0])
+    away = (near_at - nadir) / np.hypot(*(near_at - nadir))
+    near = Die(2, "white", at=tuple(near_at), yaw=float(np.arctan2(away[1], away[0]) % (np.pi / 2)))
+    far = Die(5, "white", at=tuple(near_at + away * DIE_SIZE * 1.02), yaw=near.yaw, colour=(30, 30, 200),
+              pips=(255, 255, 255))
+    empty, _ = renderer.render_scene(Scene(Position.initial(), (), None), conditions, 1, 1)
+    alone, _ = renderer.render_scene(Scene(Position.initial(), (near,), None), conditions, 1, 1)
+    drawn = np.abs(alone.astype(int) - empty).max(axis=2) > 40
+    body = drawn & (alone.min(axis=2) > 170) & (np.ptp(alone.astype(int), axis=2) < 40)   # the near die's faces
+    assert body.sum() > 40
+    for dice in ((near, far), (far, near)):
+        both, _ = renderer.render_scene(Scene(Position.initial(), dice, None), conditions, 1, 1)
+        red = (both[..., 2].astype(int) - both[..., :2].max(axis=2)) > 60
+        assert (red & body).sum() <= 2

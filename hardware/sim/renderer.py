@@ -268,7 +268,7 @@ class BoardRenderer:
         for p in ground:
             draw_checker(None, shadow, p.centre, radius, looks[p.owner], lift, 0.0, thickness, 1.0, light_dir)
         solids = self._solids(scene, lift, light_dir)
-        for solid in solids:
+        for _, solid in solids:
             solid(None, shadow)
         _apply_shadow(canvas, shadow, 0.45, 0.12 * s)
         for item in clutter_items:
@@ -292,7 +292,10 @@ class BoardRenderer:
             for p in upper:
                 tops[id(p)] = draw_checker(canvas, None, p.centre, radius, looks[p.owner], lift,
                                            layer * thickness, thickness, tints[id(p)], light_dir)
-        outlines = [solid(canvas, None) for solid in solids]
+        # the solid nearer the lens is drawn last: it hides what it stands in front of
+        outlines: list = [None] * len(solids)
+        for k in sorted(range(len(solids)), key=lambda k: -float(np.linalg.norm(solids[k][0] - lift.nadir))):
+            outlines[k] = solids[k][1](canvas, None)
 
         image = self.background.copy()
         cv2.remap(canvas, map1, map2, cv2.INTER_LINEAR, dst=image, borderMode=cv2.BORDER_TRANSPARENT)
@@ -381,7 +384,7 @@ class BoardRenderer:
         return float(np.linalg.norm(b - a) / self.ppd)
 
     def _solids(self, scene: Scene, lift: Lift, light: np.ndarray):
-        """Drawing closures for the cube and the dice (each takes canvas, shadow)."""
+        """The cube and the dice, each as (canvas centre, drawing closure taking canvas, shadow)."""
         style, s = self.style, self.ppd
         items = []
         if scene.cube is not None:
@@ -393,7 +396,7 @@ class BoardRenderer:
             def draw_cube(canvas, shadow, centre=centre, yaw=yaw, cube=cube):
                 return draw_solid(canvas, shadow, centre, CUBE_SIZE * s, yaw, cube_marks(cube.face), "cube",
                                   style.cube, style.cube_text, lift, light)
-            items.append(draw_cube)
+            items.append((centre, draw_cube))
         for k, die in enumerate(scene.dice):
             marks = die_marks(die.value, np.random.default_rng((die.value, k, int(die.yaw * 1000))))
             body = die.colour or style.die
@@ -408,7 +411,7 @@ class BoardRenderer:
                     return draw_solid(canvas, shadow, centre, DIE_SIZE * s, die.yaw, marks, "die", body, ink,
                                       lift, light, lean, axis, base_z)
                 return _smeared(canvas, centre, die, marks, body, ink, lift, light, s)
-            items.append(draw_die)
+            items.append((self.d(die.at), draw_die))
         return items
 
     def _cube_centre(self, cube: Cube) -> np.ndarray:
