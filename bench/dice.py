@@ -1,7 +1,7 @@
 """Dice and cube reading: real dice photos and rendered boards.
 
 Usage: python bench/dice.py [--split test|train|all|held] [--verbose] [--frames 300] [--first-seed 300000]
-                            [--touching-frames 100] [--touching-first-seed 320000]
+                            [--touching-frames 100] [--touching-first-seed 320000] [--die-size 0.45]
 
 Real photos: a detection matches a labelled die when their centres are closer than
 half the labelled box side; each label is matched at most once. "Per die" is the share
@@ -28,6 +28,9 @@ Read times are this process's CPU time (other work on the machine inflates wall 
 of a frame read by readers that have read the table's empty board before (as a table's
 readers read every frame: what they do once, such as loading their networks, is done);
 the dice and the cube together have 8 ms of the 30 a whole frame may take at 1280x720.
+``--die-size`` draws every die that many checker diameters wide (the renderer's 0.45 a 17 mm
+die beside a 38 mm checker; 16 mm precision dice beside a tournament board's 44 mm checkers
+are 0.36) while the reader reads dice of its own fixed size.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 from engine.position import Position  # noqa: E402
 from hardware.sim.render_sequence import random_position  # noqa: E402
 from hardware.sim.renderer import STYLES, Conditions, Cube, Die, render  # noqa: E402
+from hardware.sim.scene import DIE_SIZE  # noqa: E402
 from training.dice import held_out_photos, photo_labels  # noqa: E402
 from training.truth import EMPTY, TruthBoard, matched, region_counts  # noqa: E402
 from vision.dice import find_dice  # noqa: E402
@@ -140,9 +144,11 @@ HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 RESTS = ("flat", "flat", "flat", "flat", "cocked", "on_checker")
 
 
-def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool = False) -> None:
+def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool = False,
+                   die_size: float = DIE_SIZE) -> None:
     """The dice and cube read on ``frames`` rendered boards; with ``touching``, both dice
-    flat in one half, the second against the first."""
+    flat in one half, the second against the first; every die ``die_size`` checker
+    diameters wide."""
     counts = {k: 0 for k in ("dice", "right", "found", "rest right", "extra", "cubes", "cube right",
                              "no cube", "no cube right", "blurred dice", "blurred right", "read flat",
                              "read leaning", "cube wrong", "blurred cubes", "blurred cube right")}
@@ -155,8 +161,8 @@ def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool =
         home = HOMES[(seed // len(STYLES)) % 4]
         conditions = Conditions.random(rng, 1.0)
         position = random_position(rng, int(rng.integers(0, 60)))
-        dice = tuple(Die(int(rng.integers(1, 7)), str(rng.choice(["white", "black"])), str(rng.choice(RESTS)))
-                     for _ in range(2))
+        dice = tuple(Die(int(rng.integers(1, 7)), str(rng.choice(["white", "black"])), str(rng.choice(RESTS)),
+                         size=die_size) for _ in range(2))
         if touching:
             dice = (replace(dice[0], rest="flat"), replace(dice[1], half=dice[0].half, rest="flat", touching=True))
         value = int(rng.choice([1, 2, 4, 8, 16, 32, 64]))
@@ -166,7 +172,7 @@ def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool =
             frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style, conditions=conditions,
                                   home=home)
         except ValueError:          # no checker to lie on in that half
-            dice = tuple(Die(d.value, d.half) for d in dice)
+            dice = tuple(Die(d.value, d.half, size=d.size) for d in dice)
             frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style, conditions=conditions,
                                   home=home)
         empty, _ = render(EMPTY, dice=(), seed=seed, style=style, conditions=conditions, home=home)
@@ -235,7 +241,7 @@ def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool =
         return f"{counts[a] / counts[b]:.2%}" if counts[b] else "n/a"
 
     print(f"\nrendered boards{', two dice touching' if touching else ''}: {frames} frames, "
-          f"seeds {first_seed}..{first_seed + frames - 1}, perfect calibration")
+          f"seeds {first_seed}..{first_seed + frames - 1}, perfect calibration, dice {die_size} checkers wide")
     print(f"{'measure':<38}{'value':>20}{'target':>10}")
     rows = [("each die: value and half", share("right", "dice"), ">=99.9%"),
             ("each die: found", share("found", "dice"), ""),
@@ -271,6 +277,8 @@ def main() -> int:
     ap.add_argument("--first-seed", type=int, default=300000)
     ap.add_argument("--touching-frames", type=int, default=100, help="rendered frames of two dice touching")
     ap.add_argument("--touching-first-seed", type=int, default=320000)
+    ap.add_argument("--die-size", type=float, default=DIE_SIZE,
+                    help="each rendered die's side in checker diameters (0.36: tournament dice and checkers)")
     ap.add_argument("--verbose", action="store_true", help="list every miss and misread")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -279,9 +287,10 @@ def main() -> int:
     else:
         print(f"no dice photos at {DATA}: real-photo table skipped", file=sys.stderr)
     if args.frames:
-        rendered_table(args.frames, args.first_seed, args.verbose)
+        rendered_table(args.frames, args.first_seed, args.verbose, die_size=args.die_size)
     if args.touching_frames:
-        rendered_table(args.touching_frames, args.touching_first_seed, args.verbose, touching=True)
+        rendered_table(args.touching_frames, args.touching_first_seed, args.verbose, touching=True,
+                       die_size=args.die_size)
     return 0
 
 

@@ -355,3 +355,23 @@ def test_a_die_nearer_the_lens_hides_the_side_of_the_one_behind_it_in_either_ord
         both, _ = renderer.render_scene(Scene(Position.initial(), dice, None), conditions, 1, 1)
         red = (both[..., 2].astype(int) - both[..., :2].max(axis=2)) > 60
         assert (red & body).sum() <= 2
+
+
+def test_a_die_is_drawn_as_large_as_its_size_says():
+    """Dice sets differ: a 16 mm precision die beside a tournament board's 44 mm checker is
+    0.36 of its diameter, a 17 mm one beside a 38 mm checker 0.45; the die is drawn and
+    boxed at its own size, and one thrown against it lies face to face at either size."""
+    wide = {}
+    for size in (0.36, 0.45, 0.55):
+        _, truth = render(Position.initial(), dice=(Die(3, "white", at=(4.0, 3.0), yaw=0.0, size=size),), seed=1,
+                          style="classic", conditions=Conditions.clean())
+        checker = np.median([c.box[2] for c in truth.checkers if c.location != "off"])
+        wide[size] = truth.dice[0].box[2] / checker
+    assert all(abs(wide[size] / wide[0.45] - size / 0.45) < 0.05 for size in wide), wide
+    renderer = board_renderer("classic", SMALL, "bottom-right")
+    for seed in range(10):
+        scene = Scene(Position.initial(), (Die(3, "black", size=0.36), Die(5, "black", size=0.5, touching=True)))
+        first, second = renderer.place_dice(scene, Conditions.clean(), seed, np.random.default_rng(seed))
+        assert 0.43 - 1e-9 <= np.hypot(*np.subtract(second.at, first.at)) <= 1.08 * np.hypot(0.43, 0.4 * 0.43)
+    with pytest.raises(ValueError, match="0.2..0.8 checker diameters"):
+        Die(2, size=0.9)

@@ -50,7 +50,6 @@ import numpy as np
 from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import random_position
 from hardware.sim.renderer import DICE_COLOURS, STYLES, Conditions, Cube, Die, board_renderer, render
-from hardware.sim.scene import DIE_SIZE
 from training.truth import EMPTY, TruthBoard, region_counts
 from vision.dice import (BOARD_PHOTO_DIE, DIE_PX, FLAT, IS_DIE, PATCH, PHOTO_DIE_PX, RESTS, BoardDice,
                          board_photo_candidates, frame_patches, net_input, photo_candidates, photo_patch_transform,
@@ -130,7 +129,7 @@ def _on_the_rail(die: Die, style: str, home: str, conditions: Conditions, rng: n
     geometry = board_renderer(style, (1280, 720), home, conditions.board).geometry
     x0, y0, x1, y1 = (v / geometry.ppd for v in geometry.field_of(die.half))
     top = rng.random() < 0.5
-    at = (float(rng.uniform(x0 + 0.4, x1 - 0.4)), y0 + DIE_SIZE * 0.45 if top else y1 - DIE_SIZE * 0.45)
+    at = (float(rng.uniform(x0 + 0.4, x1 - 0.4)), y0 + die.size * 0.45 if top else y1 - die.size * 0.45)
     return replace(die, at=at, yaw=float(rng.uniform(0, np.pi / 2)), lean=float(rng.uniform(0.35, 0.6)),
                    lean_toward=-np.pi / 2 if top else np.pi / 2)
 

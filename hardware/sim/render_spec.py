@@ -10,7 +10,7 @@ import numpy as np
 from engine.position import Position
 from hardware.sim.render_optics import CameraPose, Lighting, Sensor
 from hardware.sim.render_styles import BGR
-from hardware.sim.scene import BOARD_BUILDS, Proportions
+from hardware.sim.scene import BOARD_BUILDS, DIE_SIZE, Proportions
 
 CUBE_FACES = (2, 4, 8, 16, 32, 64)
 # (body, pips) of dice seen at tables besides the style's own
@@ -31,7 +31,9 @@ class Die:
     the rail). ``at`` (canvas position in checker diameters), ``yaw`` (radians) and
     ``lean`` / ``lean_toward`` (radians) are chosen at random when ``None``; a flat die
     ``touching`` comes to rest against the flat die before it in its half (when it has
-    room there). ``motion`` (checker diameters) smears a tumbling die along that vector."""
+    room there). ``motion`` (checker diameters) smears a tumbling die along that vector.
+    ``size`` is its side in checker diameters: 0.45 for a 17 mm die beside a 38 mm checker,
+    0.36 for a 16 mm precision die beside a tournament board's 44 mm checker."""
 
     value: int
     half: str = "white"
@@ -44,6 +46,7 @@ class Die:
     pips: BGR | None = None
     motion: tuple[float, float] = (0.0, 0.0)
     touching: bool = False
+    size: float = DIE_SIZE
 
     def __post_init__(self) -> None:
         if not 1 <= self.value <= 6:
@@ -52,6 +55,8 @@ class Die:
             raise ValueError(f"die half must be 'white', 'black' or 'off', got {self.half!r}")
         if self.rest not in DIE_RESTS:
             raise ValueError(f"die rest must be one of {', '.join(DIE_RESTS)}, got {self.rest!r}")
+        if not 0.2 <= self.size <= 0.8:
+            raise ValueError(f"a die's side is 0.2..0.8 checker diameters, got {self.size}")
 
     @property
     def moving(self) -> bool:

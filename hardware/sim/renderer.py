@@ -31,7 +31,7 @@ from hardware.sim.render_styles import BGR, STYLES, Style, painted_board, style_
 from hardware.sim.render_spec import (CUBE_FACES, DICE_COLOURS, DIE_RESTS, Clutter, Conditions, Cube, Die, Hand,
                                       Scene)
 from hardware.sim.render_truth import Box, CheckerTruth, CubeTruth, DieTruth, FrameTruth
-from hardware.sim.scene import (CHECKER_THICKNESS, CUBE_SIZE, DIE_SIZE, HOME_CORNERS, CheckerPlacement, Proportions,
+from hardware.sim.scene import (CHECKER_THICKNESS, CUBE_SIZE, HOME_CORNERS, CheckerPlacement, Proportions,
                                 checker_placements)
 
 __all__ = ["BoardRenderer", "board_renderer", "render", "STYLES", "CUBE_FACES", "DICE_COLOURS", "DIE_RESTS",
@@ -144,7 +144,7 @@ class BoardRenderer:
         for die in scene.dice:
             if die.at is not None and die.yaw is not None and (die.rest == "flat" or die.lean is not None):
                 placed.append(die)
-                occupied.append((np.array(die.at), DIE_SIZE * 0.75))
+                occupied.append((np.array(die.at), die.size * 0.75))
                 continue
             if die.half == "off":
                 rect = self._off_board_rect(rng)
@@ -155,9 +155,9 @@ class BoardRenderer:
             neighbour = next((d for d in reversed(placed) if d.half == die.half and d.rest == "flat"), None)
             if (at is None and die.rest == "flat" and neighbour is not None
                     and (die.touching or beside.random() < TOUCHING)):
-                at, yaw = self._against(neighbour, rect, occupied, beside) or (None, yaw)
+                at, yaw = self._against(die, neighbour, rect, occupied, beside) or (None, yaw)
             if at is None and die.rest == "flat" and die.half != "off" and beside.random() < BESIDE_CHECKER:
-                at, yaw = self._beside_checker(rect, placements, occupied, beside) or (None, yaw)
+                at, yaw = self._beside_checker(die, rect, placements, occupied, beside) or (None, yaw)
             if at is None:
                 at, lean, toward = self._landing(die, rect, placements, occupied, rng)
             if die.rest != "flat" and lean is None:
@@ -165,7 +165,7 @@ class BoardRenderer:
                 toward = float(rng.uniform(0, 2 * np.pi)) if toward is None else toward
             yaw = yaw if yaw is not None else float(rng.uniform(0, np.pi / 2))
             placed.append(replace(die, at=(float(at[0]), float(at[1])), yaw=yaw, lean=lean, lean_toward=toward))
-            occupied.append((np.array(at), DIE_SIZE * 0.75))
+            occupied.append((np.array(at), die.size * 0.75))
         return tuple(placed)
 
     def _off_board_rect(self, rng: np.random.Generator) -> tuple[float, float, float, float]:
@@ -176,27 +176,29 @@ class BoardRenderer:
         return (1.0, height + 0.8, width - 1.0, height + 2.0)
 
     @staticmethod
-    def _against(neighbour: Die, rect, occupied, rng: np.random.Generator):
-        """Where a flat die comes to rest against the flat ``neighbour``, face to face and
+    def _against(die: Die, neighbour: Die, rect, occupied, rng: np.random.Generator):
+        """Where the flat ``die`` comes to rest against the flat ``neighbour``, face to face and
         turned alike, inside ``rect`` and clear of everything ``occupied`` but its
         neighbour: (at, yaw), or None when no side of the neighbour has room."""
         yaw = (neighbour.yaw + float(rng.normal(0, 0.04))) % (np.pi / 2)     # a die looks the same a quarter turn on
         for side in rng.permutation(4):
             angle = neighbour.yaw + side * np.pi / 2
             along, across = np.array([np.cos(angle), np.sin(angle)]), np.array([-np.sin(angle), np.cos(angle)])
-            at = (np.array(neighbour.at) + along * DIE_SIZE * float(rng.uniform(1.0, 1.08))
-                  + across * DIE_SIZE * float(rng.uniform(-0.4, 0.4)))
-            if _free(at, rect, occupied, np.array(neighbour.at), DIE_SIZE * 0.6):
+            apart = (die.size + neighbour.size) / 2
+            at = (np.array(neighbour.at) + along * apart * float(rng.uniform(1.0, 1.08))
+                  + across * apart * float(rng.uniform(-0.4, 0.4)))
+            if _free(at, rect, occupied, np.array(neighbour.at), die.size * 0.6):
                 return at, yaw
         return None
 
-    def _beside_checker(self, rect, placements: list[CheckerPlacement], occupied, rng: np.random.Generator):
-        """Where a flat die comes to rest with a face against a checker on the board inside
+    def _beside_checker(self, die: Die, rect, placements: list[CheckerPlacement], occupied,
+                        rng: np.random.Generator):
+        """Where the flat ``die`` comes to rest with a face against a checker on the board inside
         ``rect``, clear of everything else ``occupied``: (at, yaw), or None when no checker
         has room beside it."""
         for c, angle in self._checker_sides(rect, placements, rng):
-            at = c + np.array([np.cos(angle), np.sin(angle)]) * (0.5 + DIE_SIZE * float(rng.uniform(0.5, 0.6)))
-            if _free(at, rect, occupied, c, DIE_SIZE * 0.4):
+            at = c + np.array([np.cos(angle), np.sin(angle)]) * (0.5 + die.size * float(rng.uniform(0.5, 0.6)))
+            if _free(at, rect, occupied, c, die.size * 0.4):
                 return at, (angle + float(rng.normal(0, 0.1))) % (np.pi / 2)
         return None
 
@@ -217,13 +219,13 @@ class BoardRenderer:
                 if die.rest == "on_checker":
                     return c + direction * 0.15, float(rng.uniform(0.1, 0.25)), angle
                 # leaning on this checker from a free spot of the playing area
-                at = c + direction * (0.5 + DIE_SIZE * 0.45)
-                if _free(at, (x0 - 0.2, y0 - 0.2, x1 + 0.2, y1 + 0.2), occupied, c, DIE_SIZE * 0.4):
+                at = c + direction * (0.5 + die.size * 0.45)
+                if _free(at, (x0 - 0.2, y0 - 0.2, x1 + 0.2, y1 + 0.2), occupied, c, die.size * 0.4):
                     return at, float(rng.uniform(0.35, 0.6)), angle + np.pi
             if die.rest == "on_checker":
                 raise ValueError(f"no checker in {die.half}'s half for a die to lie on")
             if die.rest == "cocked":        # no checker to lean on: against the rail
-                y = y0 - 0.4 + DIE_SIZE * 0.45 if rng.random() < 0.5 else y1 + 0.4 - DIE_SIZE * 0.45
+                y = y0 - 0.4 + die.size * 0.45 if rng.random() < 0.5 else y1 + 0.4 - die.size * 0.45
                 at = np.array([rng.uniform(x0, x1), y])
                 toward = -np.pi / 2 if y < (y0 + y1) / 2 else np.pi / 2
                 return at, float(rng.uniform(0.35, 0.6)), toward
@@ -231,7 +233,7 @@ class BoardRenderer:
         for _ in range(60):
             at = np.array([rng.uniform(x0, x1), rng.uniform(y0, y1)])
             gap = min((np.linalg.norm(at - c) - r for c, r in occupied), default=9.0)
-            if gap > DIE_SIZE * 0.8:
+            if gap > die.size * 0.8:
                 return at, None, None
             if gap > best_gap:
                 best, best_gap = at, gap
@@ -408,7 +410,7 @@ class BoardRenderer:
                 lean = die.lean or 0.0
                 axis = (die.lean_toward or 0.0) + np.pi / 2
                 if not die.moving or canvas is None:
-                    return draw_solid(canvas, shadow, centre, DIE_SIZE * s, die.yaw, marks, "die", body, ink,
+                    return draw_solid(canvas, shadow, centre, die.size * s, die.yaw, marks, "die", body, ink,
                                       lift, light, lean, axis, base_z)
                 return _smeared(canvas, centre, die, marks, body, ink, lift, light, s)
             items.append((self.d(die.at), draw_die))
@@ -658,7 +660,7 @@ def _smeared(canvas, centre, die: Die, marks, body, ink, lift: Lift, light, s: f
     """A tumbling die: the die drawn along its motion and averaged, as a slow shutter sees it."""
     motion = np.array(die.motion) * s
     steps = 7
-    pad = int(DIE_SIZE * s * 2) + 2
+    pad = int(die.size * s * 2) + 2
     lo = np.minimum(centre, centre + motion) - pad
     hi = np.maximum(centre, centre + motion) + pad
     H, W = canvas.shape[:2]
@@ -674,7 +676,7 @@ def _smeared(canvas, centre, die: Die, marks, body, ink, lift: Lift, light, s: f
         f = k / (steps - 1)
         tmp = base.copy()
         c = centre + motion * f - (x0, y0)
-        outline = draw_solid(tmp, None, c, DIE_SIZE * s, die.yaw + f * 2.5, marks, "die", body, ink,
+        outline = draw_solid(tmp, None, c, die.size * s, die.yaw + f * 2.5, marks, "die", body, ink,
                              local_lift, light, 0.5 * np.sin(f * 9), f * 4.0, 0.0)
         outlines.append(outline + (x0, y0))
         acc += tmp
