@@ -281,6 +281,10 @@ def main() -> int:
                     help="each rendered die's side in checker diameters (0.36: tournament dice and checkers)")
     ap.add_argument("--verbose", action="store_true", help="list every miss and misread")
     args = ap.parse_args()
+    try:
+        Die(1, size=args.die_size)
+    except ValueError as err:
+        ap.error(f"--die-size: {err}")
     cv2.setNumThreads(1)
     if DATA.is_dir():
         photo_table(args.split, args.verbose)
