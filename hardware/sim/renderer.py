@@ -404,16 +404,16 @@ class BoardRenderer:
             body = die.colour or style.die
             ink = die.pips or style.pip
             base_z = CHECKER_THICKNESS * s if die.rest == "on_checker" else 0.0
+            centre = self.d(die.at)
 
-            def draw_die(canvas, shadow, die=die, marks=marks, body=body, ink=ink, base_z=base_z):
-                centre = self.d(die.at)
+            def draw_die(canvas, shadow, die=die, marks=marks, body=body, ink=ink, base_z=base_z, centre=centre):
                 lean = die.lean or 0.0
                 axis = (die.lean_toward or 0.0) + np.pi / 2
                 if not die.moving or canvas is None:
                     return draw_solid(canvas, shadow, centre, die.size * s, die.yaw, marks, "die", body, ink,
                                       lift, light, lean, axis, base_z)
                 return _smeared(canvas, centre, die, marks, body, ink, lift, light, s)
-            items.append((self.d(die.at), draw_die))
+            items.append((centre, draw_die))
         return items
 
     def _cube_centre(self, cube: Cube) -> np.ndarray:
