@@ -2,6 +2,7 @@
 
 Usage: python bench/dice.py [--split test|train|all|held] [--verbose] [--frames 300] [--first-seed 300000]
                             [--touching-frames 100] [--touching-first-seed 320000] [--die-size 0.45]
+                            [--tables 0] [--throws 6] [--tables-first-seed 330000]
 
 Real photos: a detection matches a labelled die when their centres are closer than
 half the labelled box side; each label is matched at most once. "Per die" is the share
@@ -24,13 +25,18 @@ how well the confidence tells them apart is the share of each read with at least
 dice found, of dice read with the right value and half, and of those also read with the
 right rest. A second table does the same with both dice lying flat in one half, the
 second against the first (as thrown dice often come to rest; seeds from 320000 on).
+Every frame there is a table of its own; ``--tables`` reads tables of ``--throws`` throws
+each (seeds from 330000 on), each table's by one reader, as a table's camera reads a match.
 Read times are this process's CPU time (other work on the machine inflates wall time)
 of a frame read by readers that have read the table's empty board before (as a table's
-readers read every frame: what they do once, such as loading their networks, is done);
-the dice and the cube together have 8 ms of the 30 a whole frame may take at 1280x720.
+readers read every frame: what they do once, such as loading their networks, is done)
+and the frame itself: a table's first lone dice teach the dice reader their size (the
+frame read again where they change it), so a frame's first read is timed apart; the dice
+and the cube together have 8 ms of the 30 a whole frame may take at 1280x720.
 ``--die-size`` draws every die that many checker diameters wide (the renderer's 0.45 a 17 mm
 die beside a 38 mm checker; 16 mm precision dice beside a tournament board's 44 mm checkers
-are 0.36) while the reader reads dice of its own fixed size.
+are 0.36); the reader looks for dice 0.45 wide until two lone dice of a table teach it
+their size.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import statistics
 import sys
 import time
 from dataclasses import replace
+from typing import NamedTuple
 from pathlib import Path
 
 import cv2
@@ -51,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.position import Position  # noqa: E402
 from hardware.sim.render_sequence import random_position  # noqa: E402
-from hardware.sim.renderer import STYLES, Conditions, Cube, Die, render  # noqa: E402
+from hardware.sim.renderer import STYLES, Conditions, Cube, Die, FrameTruth, render  # noqa: E402
 from hardware.sim.scene import DIE_SIZE  # noqa: E402
 from training.dice import held_out_photos, photo_labels  # noqa: E402
 from training.truth import EMPTY, TruthBoard, matched, region_counts  # noqa: E402
@@ -144,52 +151,84 @@ HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 RESTS = ("flat", "flat", "flat", "flat", "cocked", "on_checker")
 
 
+class Throw(NamedTuple):
+    seed: int
+    style: str
+    home: str
+    frame: np.ndarray
+    truth: FrameTruth
+    board: TruthBoard
+    empty: np.ndarray
+    throw: int
+
+
+def _tables(first_seed: int, tables: int, throws: int, touching: bool, die_size: float):
+    """The frames of ``throws`` throws on each of ``tables`` rendered tables from seed
+    ``first_seed`` on (a table's seed draws its style, home corner, camera, light and sensor;
+    its first frame is the one that seed draws alone), each with its seed, style, home
+    corner, truth, the table's perfect calibration and empty board, and its throw (0 for the first)."""
+    for table in range(first_seed, first_seed + tables):
+        rng = np.random.default_rng(table)
+        style = list(STYLES)[table % len(STYLES)]
+        home = HOMES[(table // len(STYLES)) % 4]
+        conditions = Conditions.random(rng, 1.0)
+        for throw in range(throws):
+            seed = table if throw == 0 else int(rng.integers(2 ** 31))
+            draw = rng if throw == 0 else np.random.default_rng(seed)
+            position = random_position(draw, int(draw.integers(0, 60)))
+            dice = tuple(Die(int(draw.integers(1, 7)), str(draw.choice(["white", "black"])),
+                             str(draw.choice(RESTS)), size=die_size) for _ in range(2))
+            if touching:
+                dice = (replace(dice[0], rest="flat"), replace(dice[1], half=dice[0].half, rest="flat",
+                                                               touching=True))
+            value = int(draw.choice([1, 2, 4, 8, 16, 32, 64]))
+            cube = None if draw.random() < 0.1 else Cube(value, "centre" if value == 1 else
+                                                         str(draw.choice(["white", "black", "centre"])))
+            try:
+                frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style,
+                                      conditions=conditions, home=home)
+            except ValueError:          # no checker to lie on in that half
+                dice = tuple(Die(d.value, d.half, size=d.size) for d in dice)
+                frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style,
+                                      conditions=conditions, home=home)
+            if throw == 0:
+                empty, _ = render(EMPTY, dice=(), seed=seed, style=style, conditions=conditions, home=home)
+                opening = render(Position.initial(), dice=(), seed=seed, style=style, conditions=conditions,
+                                 home=home)
+                board = TruthBoard(truth, empty, opening)
+            yield Throw(seed, style, home, frame, truth, board, empty, throw)
+
+
 def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool = False,
-                   die_size: float = DIE_SIZE) -> None:
-    """The dice and cube read on ``frames`` rendered boards; with ``touching``, both dice
-    flat in one half, the second against the first; every die ``die_size`` checker
-    diameters wide."""
+                   die_size: float = DIE_SIZE, throws: int = 1) -> None:
+    """The dice and cube read on ``frames`` rendered tables, ``throws`` frames each, each
+    table's read by one dice reader and one cube reader; with ``touching``, both dice flat
+    in one half, the second against the first; every die ``die_size`` checker diameters wide."""
     counts = {k: 0 for k in ("dice", "right", "found", "rest right", "extra", "cubes", "cube right",
                              "no cube", "no cube right", "blurred dice", "blurred right", "read flat",
                              "read leaning", "cube wrong", "blurred cubes", "blurred cube right")}
     by_rest = {r: {"dice": 0, "found": 0, "right": 0, "rest right": 0} for r in ("flat", "cocked", "on_checker")}
-    dice_ms, cube_ms = [], []
+    by_throw = {k: {"dice": 0, "right": 0} for k in ("first", "later")}
+    dice_ms, cube_ms, first_ms = [], [], []
     confidences: dict[bool, list[float]] = {True: [], False: []}      # of dice read right / wrong
-    for seed in range(first_seed, first_seed + frames):
-        rng = np.random.default_rng(seed)
-        style = list(STYLES)[seed % len(STYLES)]
-        home = HOMES[(seed // len(STYLES)) % 4]
-        conditions = Conditions.random(rng, 1.0)
-        position = random_position(rng, int(rng.integers(0, 60)))
-        dice = tuple(Die(int(rng.integers(1, 7)), str(rng.choice(["white", "black"])), str(rng.choice(RESTS)),
-                         size=die_size) for _ in range(2))
-        if touching:
-            dice = (replace(dice[0], rest="flat"), replace(dice[1], half=dice[0].half, rest="flat", touching=True))
-        value = int(rng.choice([1, 2, 4, 8, 16, 32, 64]))
-        cube = None if rng.random() < 0.1 else Cube(value, "centre" if value == 1 else
-                                                     str(rng.choice(["white", "black", "centre"])))
-        try:
-            frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style, conditions=conditions,
-                                  home=home)
-        except ValueError:          # no checker to lie on in that half
-            dice = tuple(Die(d.value, d.half, size=d.size) for d in dice)
-            frame, truth = render(position, dice=dice, cube=cube, seed=seed, style=style, conditions=conditions,
-                                  home=home)
-        empty, _ = render(EMPTY, dice=(), seed=seed, style=style, conditions=conditions, home=home)
-        opening = render(Position.initial(), dice=(), seed=seed, style=style, conditions=conditions, home=home)
-        board = TruthBoard(truth, empty, opening)
+    for seed, style, home, frame, truth, board, empty, throw in _tables(first_seed, frames, throws, touching,
+                                                                          die_size):
+        if throw == 0:
+            reader, cube_reader = board.dice(), board.cube()
+            cube_reader.locate(empty, board.empty)      # a table's readers read every frame: their networks
+            reader.read(empty, board.empty)             # are loaded, the camera's nadir found, before this one
         view = board.view(frame)
-        reader, cube_reader = board.dice(), board.cube()
-        cube_reader.locate(empty, board.empty)      # a table's readers read every frame: their networks
-        reader.read(empty, board.empty)             # are loaded, the camera's nadir found, before this one
         t0 = time.process_time()        # as the board reader does: the cube first, then the dice
         located = cube_reader.locate(frame, view)
         t1 = time.process_time()
         reads = reader.read(frame, view, None if located is None else located[1], region_counts(truth))
         t2 = time.process_time()
+        reader.read(frame, view, None if located is None else located[1], region_counts(truth))
+        t3 = time.process_time()
         cube_read = None if located is None else located[0]
         cube_ms.append((t1 - t0) * 1000)
-        dice_ms.append((t2 - t1) * 1000)
+        first_ms.append((t2 - t1) * 1000)
+        dice_ms.append((t3 - t2) * 1000)
         pairs = matched(reads, truth.dice)
         for t, r in pairs:
             right = r is not None and r.value == t.value and r.half == t.half
@@ -201,6 +240,8 @@ def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool =
             counts["dice"] += 1
             counts["found"] += int(r is not None)
             counts["right"] += int(right)
+            by_throw["later" if throw else "first"]["dice"] += 1
+            by_throw["later" if throw else "first"]["right"] += int(right)
             if r is not None:
                 confidences[right].append(r.confidence)
             rest_right = right and r.flat == t.flat and r.on_checker == t.on_checker
@@ -240,10 +281,14 @@ def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool =
     def share(a: str, b: str) -> str:
         return f"{counts[a] / counts[b]:.2%}" if counts[b] else "n/a"
 
-    print(f"\nrendered boards{', two dice touching' if touching else ''}: {frames} frames, "
+    tables = f"{frames} tables of {throws} throws" if throws > 1 else f"{frames} frames"
+    print(f"\nrendered boards{', two dice touching' if touching else ''}: {tables}, "
           f"seeds {first_seed}..{first_seed + frames - 1}, perfect calibration, dice {die_size} checkers wide")
     print(f"{'measure':<38}{'value':>20}{'target':>10}")
     rows = [("each die: value and half", share("right", "dice"), ">=99.9%"),
+            *((f"  a table's {k} throws" if k == "later" else f"  a table's {k} throw",
+               f"{c['right'] / c['dice']:.2%}" if c["dice"] else "n/a", "") for k, c in by_throw.items()
+              if throws > 1),
             ("each die: found", share("found", "dice"), ""),
             ("each die: read wrong (value/half)", f"{counts['found'] - counts['right']}", "0"),
             (f"  wrong read with confidence>={CONFIDENT}", str(sum(c >= CONFIDENT for c in confidences[False])), "0"),
@@ -263,6 +308,7 @@ def rendered_table(frames: int, first_seed: int, verbose: bool, touching: bool =
             ("cube in blurred frames right", share("blurred cube right", "blurred cubes"), ""),
             ("no cube: none read", share("no cube right", "no cube"), ""),
             ("dice read ms median", f"{statistics.median(dice_ms):.1f}", ""),
+            ("  first read (may learn dice size)", f"{statistics.median(first_ms):.1f}", ""),
             ("cube read ms median", f"{statistics.median(cube_ms):.1f}", ""),
             ("dice and cube ms median / 90%", f"{statistics.median(both):.1f} / {np.percentile(both, 90):.1f}",
              "<=8")]
@@ -279,6 +325,10 @@ def main() -> int:
     ap.add_argument("--touching-first-seed", type=int, default=320000)
     ap.add_argument("--die-size", type=float, default=DIE_SIZE,
                     help="each rendered die's side in checker diameters (0.36: tournament dice and checkers)")
+    ap.add_argument("--tables", type=int, default=0,
+                    help="rendered tables of several throws, each read by one reader (0: none)")
+    ap.add_argument("--throws", type=int, default=6, help="throws on each of those tables")
+    ap.add_argument("--tables-first-seed", type=int, default=330000)
     ap.add_argument("--verbose", action="store_true", help="list every miss and misread")
     args = ap.parse_args()
     try:
@@ -292,6 +342,9 @@ def main() -> int:
         print(f"no dice photos at {DATA}: real-photo table skipped", file=sys.stderr)
     if args.frames:
         rendered_table(args.frames, args.first_seed, args.verbose, die_size=args.die_size)
+    if args.tables:
+        rendered_table(args.tables, args.tables_first_seed, args.verbose, die_size=args.die_size,
+                       throws=args.throws)
     if args.touching_frames:
         rendered_table(args.touching_frames, args.touching_first_seed, args.verbose, touching=True,
                        die_size=args.die_size)

@@ -314,3 +314,55 @@ def test_a_patch_beside_a_die_tells_where_its_middle_lies(seed, style):
     _, _, shift = DiceNet()(frame_patches(frame, reader.to_frame, points, side, DIE_PX, angles))
     put = np.asarray(points) + turned(shift * side, angles)
     assert np.hypot(*(put - (cx, cy)).T).max() < 0.2 * side
+
+
+@pytest.mark.parametrize("seed, style, white, black", [(13, "tournament", (6, 2.57), (6, 2.43)),
+                                                       (14, "felt", (1, 1.08), (5, 2.11))])
+def test_small_dice_teach_the_reader_their_size(seed, style, white, black):
+    """Precision dice beside a tournament board's checkers are 0.36 of a checker wide, smaller
+    than the 0.45 the reader first looks for, and read at that size a six may show three pips
+    or a one three: the first lone dice read teach the table's size, and the frame is read
+    again at it."""
+    dice = (Die(white[0], "white", yaw=white[1], size=0.36), Die(black[0], "black", yaw=black[1], size=0.36))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=seed, style=style)
+    reader = board.dice()
+    reads = reader.read(frame, board.view(frame), rows=region_counts(truth))
+    assert reader.size in (0.32, 0.36, 0.40)
+    assert [(r.value, r.half) for _, r in matched(reads, truth.dice)] == [(white[0], "white"), (black[0], "black")]
+
+
+def test_a_tables_first_dice_teach_the_size_its_next_throws_are_read_at():
+    """A throw whose dice are read too unsure to teach anything (a 4-4 of precision dice
+    read as 3 and 5) is read right once an earlier throw taught the table's size."""
+    first = (Die(5, "white", yaw=0.2, size=0.36), Die(2, "black", yaw=0.9, size=0.36))
+    frame, truth, board = scene(Position.initial(), dice=first, seed=16, style="classic")
+    reader = board.dice()
+    reader.read(frame, board.view(frame), rows=region_counts(truth))
+    assert reader.size in (0.32, 0.36, 0.40)
+    double = (Die(4, "white", yaw=1.29, size=0.36), Die(4, "black", yaw=0.28, size=0.36))
+    frame, truth, _ = scene(Position.initial(), dice=double, seed=16, style="classic")
+    reads = reader.read(frame, board.view(frame), rows=region_counts(truth))
+    assert [(r.value, r.half) for _, r in matched(reads, truth.dice)] == [(4, "white"), (4, "black")]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_usual_dice_keep_the_size_the_reader_looks_for(seed):
+    dice = (Die(1 + seed, "white", yaw=0.4 * seed), Die(6 - seed, "black", yaw=1.0))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=seed, style=["classic", "tournament", "felt",
+                                                                                   "brown"][seed])
+    reader = board.dice()
+    reads = reader.read(frame, board.view(frame), rows=region_counts(truth))
+    assert [r.value for _, r in matched(reads, truth.dice)] == [d.value for d in dice]
+    assert reader.size == 0.45
+
+
+@pytest.mark.parametrize("seed, style, values", [(12, "blue", (4, 4)), (58, "redblack", (4, 2))])
+def test_dice_resting_against_each_other_teach_no_size(seed, style, values):
+    """A die with a neighbour in its patch may read surest at a wrong size (these pairs
+    would teach 0.32 of a checker, and then be read 2-2): only lone dice teach the table's."""
+    dice = (Die(values[0], "white"), Die(values[1], "white", touching=True))
+    frame, truth, board = scene(Position.initial(), dice=dice, seed=seed, style=style)
+    reader = board.dice()
+    reads = reader.read(frame, board.view(frame), rows=region_counts(truth))
+    assert reader.size == 0.45
+    assert sorted(r.value for _, r in matched(reads, truth.dice) if r is not None) == sorted(values)

@@ -506,7 +506,16 @@ LATER = 8               # ... and the next this many candidates in rank, ...
 LATER_SURE = 0.9        # ... where a die is read only this sure, ...
 APART = 0.8             # ... and this far from every other (die sides; dice touching lie about a side apart)
 FOREIGN = 45.0          # Lab distance from board and both checker colours that means a die on a checker
-DIE_SIDE = 0.45         # a die's side in checker diameters
+DIE_SIDE = 0.45         # a die's side in checker diameters, until a table's own is learned:
+SIZES = (0.32, 0.36, 0.40, 0.45, 0.50, 0.55)    # the sides a table's dice may have (checker diameters)
+LEARN = 8               # a table's dice size is weighed on its first this many lone flat dice read ...
+LEARN_SURE = 0.5        # ... at least this sure, ...
+LONE = 1.6              # ... with no other die read, nor the cube, nearer than this (die sides: a neighbour in
+                        # the patch makes a die read surely at a wrong size), and each apart from those before
+LEARN_MIN = 2           # a size is taken on at least this many of them (one die now and then reads surest off its
+                        # size) ...
+SURER = 2.0             # ... where they read this much surer than at the size used (mean log-odds of the
+                        # surest face: a die is read nearly sure at several sizes in a clear frame)
 CUBE_CLEAR = 0.55       # no die's top face lies this near the cube's (checker diameters, either way)
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
 BOX = 1.6               # a read die's box around its middle, in die sides (room for its sides in view)
@@ -592,6 +601,8 @@ class BoardDice:
 
     ``to_frame`` maps canonical pixels of ``model`` to frame pixels; ``empty`` is the
     canonical view of the empty board; ``checkers`` the checker colours (Lab), if known.
+    It learns the side of the table's dice (``size``, checker diameters) from the first
+    dice it reads, so one reader reads one table.
     """
 
     def __init__(self, model: BoardModel, to_frame: ToFrame, empty: np.ndarray,
@@ -609,8 +620,8 @@ class BoardDice:
         self._surface_small = cv2.resize(self._surface, self._small, interpolation=cv2.INTER_NEAREST)
         opening = int(round(0.36 * model.ppd)) | 1          # narrower than a checker, wider than a die
         self._opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (opening, opening))
-        self.die_side = DIE_SIDE * TOP_FACE * model.ppd      # canonical pixels
-        self._square = np.ones((int(DIE_SIDE * model.ppd) | 1,) * 2, np.uint8)     # a die's footprint
+        self._sized(DIE_SIDE)
+        self._evidence: list[tuple[tuple[float, float], np.ndarray]] = []    # lone dice's surest face per size
         self._mirrored = is_mirrored(to_frame, model)     # then the players' right hands swap
         self._nadir: dict[tuple[int, int], tuple[float, float]] = {}     # per frame size
         self._net: DiceNet | None = None
@@ -627,7 +638,54 @@ class BoardDice:
 
     def placed(self, frame: np.ndarray, canonical: np.ndarray, cube: tuple[float, float] | None = None,
                rows: np.ndarray | None = None) -> list[tuple[DieRead, tuple[float, float]]]:
-        """The dice ``read`` finds, each with the canonical centre of its top face."""
+        """The dice ``read`` finds, each with the canonical centre of its top face. Until
+        ``LEARN`` lone dice have been seen, each teaches the table's dice size
+        (``_learn_size``); a frame whose dice changed it is read again at the new size."""
+        out = self._placed(frame, canonical, cube, rows)
+        if len(self._evidence) < LEARN and self._learn_size(frame, out, cube):
+            out = self._placed(frame, canonical, cube, rows)
+        return out
+
+    def _learn_size(self, frame: np.ndarray, placed: list[tuple[DieRead, tuple[float, float]]],
+                   cube: tuple[float, float] | None = None) -> bool:
+        """Learns the side of this table's dice from the lone flat dice ``placed`` read in
+        ``frame`` (``LEARN_SURE`` sure, no die or ``cube`` within ``LONE`` sides, each apart
+        from those learned from before): each is cut again at every one of ``SIZES`` and
+        read in one batch; the network reads a die surest at its own size, so where the
+        mean log-odds of the surest face over the dice learned from (``LEARN_MIN`` at least)
+        are ``SURER`` above the size in use, that size is the table's. Whether the size
+        changed."""
+        apart = LONE * self.die_side
+        others = [at for _, at in placed] + ([] if cube is None else [cube])
+        learned = [at for at, _ in self._evidence]
+        lone = [at for die, at in placed if die.flat and die.confidence >= LEARN_SURE
+                and sum(np.hypot(at[0] - o[0], at[1] - o[1]) < apart for o in others) == 1
+                and all(np.hypot(at[0] - o[0], at[1] - o[1]) >= apart for o in learned)]
+        lone = lone[:LEARN - len(self._evidence)]
+        if not lone:
+            return False
+        centres = [at for at in lone for _ in SIZES]
+        scales = [self.size / size for _ in lone for size in SIZES]
+        angles = self.upright(centres, (frame.shape[1], frame.shape[0]))
+        faces = self._net(frame_patches(frame, self.to_frame, centres, self.die_side, DIE_PX, angles, scales))[0]
+        surest = np.clip(faces[:, 1:].max(axis=1), 1e-4, 1 - 1e-4).reshape(len(lone), len(SIZES))
+        surest = np.log(surest / (1 - surest))
+        self._evidence += list(zip(lone, surest))
+        mean = np.mean([s for _, s in self._evidence], axis=0)
+        best = SIZES[int(np.argmax(mean))]
+        if len(self._evidence) < LEARN_MIN or best == self.size or mean.max() < mean[SIZES.index(self.size)] + SURER:
+            return False
+        self._sized(best)
+        return True
+
+    def _sized(self, size: float) -> None:
+        """Reads dice ``size`` checker diameters wide from now on."""
+        self.size = size
+        self.die_side = size * TOP_FACE * self.model.ppd      # canonical pixels
+        self._square = np.ones((int(size * self.model.ppd) | 1,) * 2, np.uint8)     # a die's footprint
+
+    def _placed(self, frame: np.ndarray, canonical: np.ndarray, cube: tuple[float, float] | None = None,
+                rows: np.ndarray | None = None) -> list[tuple[DieRead, tuple[float, float]]]:
         ranked = self.candidates(canonical, cube, rows, CANDIDATES + LATER)
         candidates = ranked[:CANDIDATES]
         if self._net is None:
@@ -814,7 +872,7 @@ class BoardDice:
 
     def _box(self, cx: float, cy: float) -> tuple[int, int, int, int]:
         """The frame box (x, y, w, h) round a die read at canonical (cx, cy)."""
-        r = 0.5 * DIE_SIDE * self.model.ppd * BOX
+        r = 0.5 * self.size * self.model.ppd * BOX
         corners = np.array([(cx - r, cy - r), (cx + r, cy - r), (cx + r, cy + r), (cx - r, cy + r)], np.float64)
         fc = np.asarray(self.to_frame(corners), np.float64).reshape(-1, 2)
         x0, y0 = np.floor(fc.min(axis=0)).astype(int)
