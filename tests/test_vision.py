@@ -8,6 +8,8 @@ import re
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cli import main
 from engine.position import WHITE, Position
@@ -21,7 +23,7 @@ from vision.calibration import Calibration, CalibrationError, calibrate, layout_
 from vision import checkers
 from vision.checkers import CLASSES, CheckerCounter, Counts, count_class, position_classes
 from vision.observation import DieRead, Observation, PointRead
-from vision.occlusion import FINGERS, Coverage
+from vision.occlusion import FINGERS, Coverage, morphology_where_set
 from vision.reader import BoardReader
 from vision.strips import BAR, CHANNELS, REGIONS, SIDE, STRIP_LENGTH, STRIP_WIDTH, regions_at
 
@@ -646,3 +648,18 @@ def test_a_die_explains_no_hand_the_network_sees_beside_an_arm_on_the_table():
     assert truth.occluded_points == (2, 3, 4)
     obs = BoardReader(calibrate(opening)).read(frame)
     assert not obs.settled and obs.occlusion.hand
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 31 - 1), st.sampled_from([cv2.MORPH_DILATE, cv2.MORPH_CLOSE]),
+       st.integers(1, 40), st.integers(0, 12))
+def test_morphology_round_what_is_set_is_the_whole_images(seed, operation, kernel, blobs):
+    """Dilating or closing only round what is set gives what the whole image's does, at its
+    edges too (the hand finder's kernels are a checker wide and more, its change mostly none)."""
+    rng = np.random.default_rng(seed)
+    mask = np.zeros((int(rng.integers(20, 160)), int(rng.integers(20, 160))), np.uint8)
+    for _ in range(blobs):
+        x, y = int(rng.integers(0, mask.shape[1])), int(rng.integers(0, mask.shape[0]))
+        cv2.circle(mask, (x, y), int(rng.integers(0, 6)), 1, -1)
+    element = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kernel | 1, kernel | 1))
+    assert np.array_equal(morphology_where_set(mask, operation, element), cv2.morphologyEx(mask, operation, element))

@@ -172,7 +172,7 @@ class Coverage:
         # lines a pixel or two wide (the board's edges a shade off) are no hand; an arm
         # fainter where it crosses the rim still joins its hand
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._open)
-        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, self._disc)
+        changed = morphology_where_set(changed, cv2.MORPH_CLOSE, self._disc)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         hand_mask = np.zeros(changed.shape, bool)
         outlined_fingers = np.zeros(changed.shape, bool)
@@ -183,7 +183,7 @@ class Coverage:
         table = np.isin(labels, [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] / self.unit >= ARM_AREA])
         arm = table & self.surround
         if arm.any():
-            arm = cv2.dilate(arm.astype(np.uint8), self._across).astype(bool)
+            arm = morphology_where_set(arm.astype(np.uint8), cv2.MORPH_DILATE, self._across).astype(bool)
         for i in range(1, count):
             area = stats[i, cv2.CC_STAT_AREA] / self.unit
             if area < RIM_AREA:
@@ -278,7 +278,22 @@ class Coverage:
         smooth = cv2.GaussianBlur(lab, (0, 0), 1.0)
         gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0)
         gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1)
-        return np.sqrt((gx * gx + gy * gy).sum(axis=2))
+        return cv2.sqrt(cv2.transform(gx * gx + gy * gy, np.ones((1, 3), np.float32)))
+
+
+def morphology_where_set(mask: np.ndarray, operation: int, kernel: np.ndarray) -> np.ndarray:
+    """``cv2.morphologyEx`` of a uint8 ``mask`` by ``kernel`` (a dilation or a closing),
+    worked only round what is set: beyond twice the kernel's reach of it, both leave 0
+    (a frame's change is mostly none, and these kernels are a checker wide and more)."""
+    x, y, w, h = cv2.boundingRect(mask)
+    out = np.zeros_like(mask)
+    if w == 0:
+        return out
+    pad = 2 * (max(kernel.shape) // 2 + 1)
+    y0, y1 = max(y - pad, 0), min(y + h + pad, mask.shape[0])
+    x0, x1 = max(x - pad, 0), min(x + w + pad, mask.shape[1])
+    out[y0:y1, x0:x1] = cv2.morphologyEx(mask[y0:y1, x0:x1], operation, kernel)
+    return out
 
 
 def explained_mask(model, highest: np.ndarray, shape, things: Sequence[tuple[float, float]] = ()) -> np.ndarray:

@@ -52,7 +52,7 @@ class BoardReader:
         if (frame.shape[1], frame.shape[0]) != tuple(self.calibration.frame_size):
             raise ValueError(f"frame is {frame.shape[1]}x{frame.shape[0]}, calibrated for "
                              f"{self.calibration.frame_size[0]}x{self.calibration.frame_size[1]}")
-        mean = float(frame.mean())
+        mean = float(np.mean(cv2.mean(frame)[:3]))
         if mean < DARKEST or mean > BRIGHTEST:
             self._previous = None
             return Observation.not_visible(timestamp)

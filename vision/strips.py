@@ -132,5 +132,6 @@ def features(lab: np.ndarray, empty_lab: np.ndarray, sides: np.ndarray) -> np.nd
 
 def _distance(lab: np.ndarray, other: np.ndarray, lightness: float) -> np.ndarray:
     """Per pixel, the Lab distance to ``other`` with lightness weighted by ``lightness``."""
-    dl, da, db = lab[..., 0] - other[..., 0], lab[..., 1] - other[..., 1], lab[..., 2] - other[..., 2]
-    return np.sqrt(lightness * dl * dl + da * da + db * db)
+    d = lab - other
+    d *= d
+    return np.sqrt(d @ np.float32((lightness, 1.0, 1.0)))
