@@ -47,8 +47,8 @@ import statistics
 import sys
 import time
 from dataclasses import replace
-from typing import NamedTuple
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -152,6 +152,8 @@ RESTS = ("flat", "flat", "flat", "flat", "cocked", "on_checker")
 
 
 class Throw(NamedTuple):
+    """One throw's frame on a rendered table, as ``_tables`` yields it."""
+
     seed: int
     style: str
     home: str

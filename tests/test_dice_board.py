@@ -347,6 +347,7 @@ def test_a_tables_first_dice_teach_the_size_its_next_throws_are_read_at():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_usual_dice_keep_the_size_the_reader_looks_for(seed):
+    """Dice 0.45 of a checker wide read no surer at another size: the reader keeps its own."""
     dice = (Die(1 + seed, "white", yaw=0.4 * seed), Die(6 - seed, "black", yaw=1.0))
     frame, truth, board = scene(Position.initial(), dice=dice, seed=seed, style=["classic", "tournament", "felt",
                                                                                    "brown"][seed])
