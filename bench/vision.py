@@ -101,7 +101,7 @@ def main() -> int:
         first_times.append(time.perf_counter() - t0)
         read_times.append(_steady_read(BoardReader(cal), opening, frame))
         board = BoardReader(cal)
-        board._read_dice_and_cube = lambda f, c, r: ([], None, None)     # the board alone
+        board._read_dice_and_cube = lambda *_: ([], None, None)     # the board alone
         board_times.append(_steady_read(board, opening, frame))
         if truth.hand and not (truth.occluded_points or truth.occluded_bar or truth.occluded_trays):
             stats["rim hand frames"] += 1

@@ -663,3 +663,18 @@ def test_morphology_round_what_is_set_is_the_whole_images(seed, operation, kerne
         cv2.circle(mask, (x, y), int(rng.integers(0, 6)), 1, -1)
     element = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kernel | 1, kernel | 1))
     assert np.array_equal(morphology_where_set(mask, operation, element), cv2.morphologyEx(mask, operation, element))
+
+
+def test_dice_teach_the_reader_their_size_only_once_still():
+    """A rolling die is blurred: dice seen while the frame moves teach no size; the same
+    dice at rest do (precision dice 0.36 of a checker wide, the reader first looking for 0.45)."""
+    dice = (Die(1, "white", yaw=1.08, size=0.36), Die(5, "black", yaw=2.11, size=0.36))
+    opening, _ = render(Position.initial(), dice=(), seed=14, style="felt", conditions=CLEAN)
+    frame, _ = render(Position.initial(), dice=dice, seed=14, style="felt", conditions=CLEAN)
+    reader = BoardReader(calibrate(opening))
+    reader.read(opening)
+    moving = reader.read(frame)
+    assert moving.occlusion.motion and reader._dice_reader.size == 0.45
+    still = reader.read(frame)
+    assert not still.occlusion.motion and reader._dice_reader.size in (0.32, 0.36, 0.40)
+    assert sorted((d.value, d.half) for d in still.dice) == [(1, "white"), (5, "black")]

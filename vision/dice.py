@@ -637,12 +637,13 @@ class BoardDice:
         return [die for die, _ in self.placed(frame, canonical, cube, rows)]
 
     def placed(self, frame: np.ndarray, canonical: np.ndarray, cube: tuple[float, float] | None = None,
-               rows: np.ndarray | None = None) -> list[tuple[DieRead, tuple[float, float]]]:
+               rows: np.ndarray | None = None, still: bool = True) -> list[tuple[DieRead, tuple[float, float]]]:
         """The dice ``read`` finds, each with the canonical centre of its top face. Until
-        ``LEARN`` lone dice have been seen, each teaches the table's dice size
-        (``_learn_size``); a frame whose dice changed it is read again at the new size."""
+        ``LEARN`` lone dice have been seen in ``still`` frames (a rolling die is blurred),
+        each teaches the table's dice size (``_learn_size``); a frame whose dice changed it
+        is read again at the new size."""
         out = self._placed(frame, canonical, cube, rows)
-        if len(self._evidence) < LEARN and self._learn_size(frame, out, cube):
+        if still and len(self._evidence) < LEARN and self._learn_size(frame, out, cube):
             out = self._placed(frame, canonical, cube, rows)
         return out
 

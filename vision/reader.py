@@ -64,7 +64,7 @@ class BoardReader:
         motion = self._motion(lab)
         counts = self.counter.read(frame)
         highest = counts.highest()
-        placed, cube, cube_at = self._read_dice_and_cube(frame, canonical, highest)
+        placed, cube, cube_at = self._read_dice_and_cube(frame, canonical, highest, not motion)
         things = [at for _, at in placed] + ([] if cube_at is None else [cube_at])
         covered = self.coverage.find(lab, explained_mask(self.model, highest, lab.shape[:2], things))
         seen = self._hands_seen(counts.hands, things, covered.margin)
@@ -100,17 +100,19 @@ class BoardReader:
         return bool((diff > MOTION).mean() > 0.002)
 
     # ------------------------------------------------------------------- dice
-    def _read_dice_and_cube(self, frame: np.ndarray, canonical: np.ndarray, rows: np.ndarray) -> tuple[
+    def _read_dice_and_cube(self, frame: np.ndarray, canonical: np.ndarray, rows: np.ndarray,
+                            still: bool = True) -> tuple[
             list[tuple[DieRead, tuple[float, float]]], CubeRead | None, tuple[float, float] | None]:
         """The dice and the doubling cube with their canonical centres (``canonical`` is the
         board view at the model's scale; ``rows`` each region's largest possible count): found
         on the canonical view, read on patches of the full-resolution frame; the cube first,
-        so that its face is not taken for a die's."""
+        so that its face is not taken for a die's. Dice in a ``still`` frame (nothing moved
+        since the last) teach the table's dice size."""
         if self._dice_reader is None:
             cal = self.calibration
             self._dice_reader = BoardDice(cal.model, cal.to_frame, cal.empty, (cal.white.lab, cal.black.lab))
             self._cube_reader = BoardCube(cal.model, cal.to_frame)
         found = self._cube_reader.locate(frame, canonical)
         cube, at = (None, None) if found is None else found
-        return self._dice_reader.placed(frame, canonical, at, rows), cube, at
+        return self._dice_reader.placed(frame, canonical, at, rows, still), cube, at
 
