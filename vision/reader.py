@@ -101,7 +101,7 @@ class BoardReader:
 
     # ------------------------------------------------------------------- dice
     def _read_dice_and_cube(self, frame: np.ndarray, canonical: np.ndarray, rows: np.ndarray,
-                            still: bool = True) -> tuple[
+                            still: bool) -> tuple[
             list[tuple[DieRead, tuple[float, float]]], CubeRead | None, tuple[float, float] | None]:
         """The dice and the doubling cube with their canonical centres (``canonical`` is the
         board view at the model's scale; ``rows`` each region's largest possible count): found

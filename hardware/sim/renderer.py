@@ -181,10 +181,10 @@ class BoardRenderer:
         turned alike, inside ``rect`` and clear of everything ``occupied`` but its
         neighbour: (at, yaw), or None when no side of the neighbour has room."""
         yaw = (neighbour.yaw + float(rng.normal(0, 0.04))) % (np.pi / 2)     # a die looks the same a quarter turn on
+        apart = (die.size + neighbour.size) / 2
         for side in rng.permutation(4):
             angle = neighbour.yaw + side * np.pi / 2
             along, across = np.array([np.cos(angle), np.sin(angle)]), np.array([-np.sin(angle), np.cos(angle)])
-            apart = (die.size + neighbour.size) / 2
             at = (np.array(neighbour.at) + along * apart * float(rng.uniform(1.0, 1.08))
                   + across * apart * float(rng.uniform(-0.4, 0.4)))
             if _free(at, rect, occupied, np.array(neighbour.at), die.size * 0.6):
