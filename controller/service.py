@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Protocol
 
 from controller.journal import Journal
@@ -73,6 +73,7 @@ class Service:
         self.recalibrate_at: float | None = None
         self.journal = journal
         self.reader = reader
+        self.saved_calibration = getattr(reader, "calibration", None)
         self.outputs = list(outputs)
         self.open_camera = open_camera
         self.buttons = buttons
@@ -131,9 +132,21 @@ class Service:
         if self.recalibrate_at is not None and now >= self.recalibrate_at:
             self.recalibrate(frame, now)
         observation = self.reader.read(frame, now)
+        self.keep_what_was_learned()
         if getattr(observation, "camera_moved", False) and self.recalibrate_at is None:
             self.recalibrate_at = now  # the referee knows the position: calibrate again without touching it
         self.handle_observation(observation, now)
+
+    def keep_what_was_learned(self) -> None:
+        """What the reader learned of the table (the dice's size) is saved with the
+        calibration, so that a referee started again reads the table's dice from the
+        first throw."""
+        calibration = getattr(self.reader, "calibration", None)
+        if calibration is self.saved_calibration:
+            return
+        self.saved_calibration = calibration
+        if self.calibration_path is not None:
+            calibration.save(self.calibration_path)
 
     def recalibrate(self, frame, now: float) -> None:
         """Calibrate the camera again on the position the referee knows is on the board."""
@@ -145,9 +158,9 @@ class Service:
             self.publish(Decision(signals=[Display(("Cannot see the board to calibrate:", str(err)[:60]))]))
             return
         self.recalibrate_at = None
-        self.reader = BoardReader(calibration)
-        if self.calibration_path is not None:
-            calibration.save(self.calibration_path)
+        known = getattr(self.reader, "calibration", None)     # the table's dice are those it had
+        self.reader = BoardReader(replace(calibration, dice_size=known.dice_size) if known else calibration)
+        self.keep_what_was_learned()
         self.publish(self.referee.start(now))
 
     def handle_observation(self, observation, now: float) -> None:

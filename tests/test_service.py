@@ -193,3 +193,29 @@ def test_a_moved_camera_is_calibrated_again_on_the_known_position(tmp_path):
     assert service.recalibrate_at == 1.0
     service.handle_frame(image, 1.1)
     assert isinstance(service.reader, BoardReader) and (tmp_path / "cal.json").exists()
+
+
+def test_the_dice_size_a_reader_learns_is_saved_with_the_calibration_and_outlives_a_recalibration(tmp_path):
+    """Precision dice teach the reader their size once they lie still; the service keeps it
+    in the calibration file, and a camera calibrated again keeps reading them at it."""
+    from hardware.sim.renderer import Conditions, Die, render
+    from vision.calibration import Calibration, calibrate
+    from vision.reader import BoardReader
+
+    def frame(*dice):
+        return render(Position.initial(), dice=dice, seed=32, style="tournament", conditions=Conditions.clean())[0]
+
+    opening, throw = frame(), frame(Die(5, "white", yaw=0.2, size=0.36), Die(2, "black", yaw=0.9, size=0.36))
+    path = tmp_path / "cal.json"
+    calibrate(opening).save(path)
+    journal = Journal(tmp_path / "j")
+    service = Service(Referee(open_match(journal, ("A", "B"), MatchRules(length=3))), journal,
+                      BoardReader(Calibration.load(path)), [], open_camera=lambda: None, calibration_path=path)
+    service.handle_frame(opening, 1.0)
+    service.handle_frame(throw, 2.0)                    # the dice still roll: nothing learned
+    assert Calibration.load(path).dice_size is None
+    service.handle_frame(throw, 2.5)
+    assert Calibration.load(path).dice_size == 0.36
+    service.recalibrate_at = 3.0
+    service.handle_frame(opening, 3.0)
+    assert service.reader.calibration.dice_size == 0.36 and Calibration.load(path).dice_size == 0.36

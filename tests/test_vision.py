@@ -130,6 +130,19 @@ def test_a_damaged_calibration_file_is_refused(tmp_path):
             Calibration.load(bad)
 
 
+def test_a_calibration_file_with_a_dice_size_no_reader_uses_is_refused(tournament, tmp_path):
+    _, _, cal = tournament
+    data = cal.to_json()
+    assert data["dice_size"] is None
+    bad = tmp_path / "cal.json"
+    for size in (0.7, "0.36", [0.36]):
+        bad.write_text(json.dumps({**data, "dice_size": size}))
+        with pytest.raises(CalibrationError, match="dice_size"):
+            Calibration.load(bad)
+    bad.write_text(json.dumps({**data, "dice_size": 0.36}))
+    assert Calibration.load(bad).dice_size == 0.36
+
+
 def test_no_board_no_calibration():
     with pytest.raises(CalibrationError):
         calibrate(np.full((360, 640, 3), 120, np.uint8))
@@ -678,3 +691,21 @@ def test_dice_teach_the_reader_their_size_only_once_still():
     still = reader.read(frame)
     assert not still.occlusion.motion and reader._dice_reader.size in (0.32, 0.36, 0.40)
     assert sorted((d.value, d.half) for d in still.dice) == [(1, "white"), (5, "black")]
+
+
+def test_a_learned_dice_size_is_kept_in_the_calibration_file(tmp_path):
+    """A reader started again from its calibration file reads the table's dice at the size
+    it learned (precision dice 0.36 of a checker wide): two of them resting against each
+    other, which teach no size, read 3-5 from the first frame, where a reader looking for
+    usual dice reads a 6."""
+    def frame(*dice):
+        return render(Position.initial(), dice=dice, seed=32, style="tournament", conditions=CLEAN)[0]
+
+    calibration = calibrate(frame())
+    reader = BoardReader(calibration)
+    reader.read(frame(Die(5, "white", yaw=0.2, size=0.36), Die(2, "black", yaw=0.9, size=0.36)))
+    assert calibration.dice_size is None and reader.calibration.dice_size == 0.36
+    reader.calibration.save(tmp_path / "cal.json")
+    touching = frame(Die(3, "white", yaw=9.6, size=0.36), Die(5, "white", touching=True, size=0.36))
+    assert sorted(d.value for d in BoardReader(Calibration.load(tmp_path / "cal.json")).read(touching).dice) == [3, 5]
+    assert sorted(d.value for d in BoardReader(calibration).read(touching).dice) == [6]

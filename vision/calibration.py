@@ -37,6 +37,7 @@ from engine.position import Position
 from vision.board_fit import BoardPose, Lens
 from vision.board_model import ROW, BoardModel
 from vision.circles import checker_circles
+from vision.dice import SIZES
 from vision.empty_board import empty_board, occupied
 from vision.image_check import image_problem
 from vision.nets import Network
@@ -86,7 +87,8 @@ class Calibration:
     ``corners`` are the field's corners (top-left, top-right, bottom-right, bottom-left
     of the canonical view) in the ideal image the ``lens`` straightens the frame into.
     ``rebuilt`` marks where the empty board had to be rebuilt (checkers hid it in the
-    calibration frame): there it is less sure.
+    calibration frame): there it is less sure. ``dice_size`` is the side of the table's
+    dice in checker diameters once a reader has learned it (one of ``vision.dice.SIZES``).
     """
 
     corners: np.ndarray
@@ -96,6 +98,7 @@ class Calibration:
     black: CheckerLook
     empty: np.ndarray                   # canonical view of the empty board (BGR, model.ppd)
     rebuilt: np.ndarray | None = field(default=None, compare=False, repr=False)
+    dice_size: float | None = None
     _maps: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -156,7 +159,8 @@ class Calibration:
         return {"format": FORMAT, "corners": self.corners.tolist(), "lens_k": self.lens.k,
                 "frame_size": list(self.lens.size), "model": self.model.to_json(),
                 "white": self.white.to_json(), "black": self.black.to_json(), "empty_png": _png(self.empty),
-                "rebuilt_png": None if self.rebuilt is None else _png(self.rebuilt.astype(np.uint8) * 255)}
+                "rebuilt_png": None if self.rebuilt is None else _png(self.rebuilt.astype(np.uint8) * 255),
+                "dice_size": self.dice_size}
 
     @classmethod
     def from_json(cls, data: dict) -> Calibration:
@@ -173,9 +177,13 @@ class Calibration:
                 rebuilt = _unpng(data["rebuilt_png"])[..., 0] > 127
                 if rebuilt.shape != empty.shape[:2]:
                     raise CalibrationError("calibration's rebuilt-board mask does not fit its board")
+            dice_size = data.get("dice_size")
+            if dice_size is not None and dice_size not in SIZES:
+                raise CalibrationError(f"calibration's dice_size {dice_size!r} is none of the sizes dice are read at "
+                                       f"({', '.join(map(str, SIZES))} checker diameters)")
             return cls(np.array(data["corners"], np.float64).reshape(4, 2), Lens(float(data["lens_k"]), size),
                        model, CheckerLook.from_json(data["white"]), CheckerLook.from_json(data["black"]), empty,
-                       rebuilt)
+                       rebuilt, dice_size)
         except (KeyError, TypeError, ValueError) as err:
             if isinstance(err, CalibrationError):
                 raise

@@ -601,12 +601,12 @@ class BoardDice:
 
     ``to_frame`` maps canonical pixels of ``model`` to frame pixels; ``empty`` is the
     canonical view of the empty board; ``checkers`` the checker colours (Lab), if known.
-    It learns the side of the table's dice (``size``, checker diameters) from the first
-    dice it reads, so one reader reads one table.
+    It learns the side of the table's dice (``size``, checker diameters, first ``size``)
+    from the first dice it reads, so one reader reads one table.
     """
 
     def __init__(self, model: BoardModel, to_frame: ToFrame, empty: np.ndarray,
-                 checkers: tuple[tuple[float, float, float], ...] = ()) -> None:
+                 checkers: tuple[tuple[float, float, float], ...] = (), size: float = DIE_SIDE) -> None:
         self.model = model
         self.to_frame = to_frame
         h, w = empty.shape[:2]
@@ -620,7 +620,7 @@ class BoardDice:
         self._surface_small = cv2.resize(self._surface, self._small, interpolation=cv2.INTER_NEAREST)
         opening = int(round(0.36 * model.ppd)) | 1          # narrower than a checker, wider than a die
         self._opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (opening, opening))
-        self._sized(DIE_SIDE)
+        self._sized(size)
         self._evidence: list[tuple[tuple[float, float], np.ndarray]] = []    # lone dice's surest face per size
         self._mirrored = is_mirrored(to_frame, model)     # then the players' right hands swap
         self._nadir: dict[tuple[int, int], tuple[float, float]] = {}     # per frame size

@@ -12,6 +12,8 @@ anything moves against the previous frame, the frame is not settled.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -19,7 +21,7 @@ from vision.board_model import BoardModel
 from vision.calibration import Calibration
 from vision.checkers import HAND, SURE_HAND, CheckerCounter
 from vision.cube import BoardCube
-from vision.dice import BoardDice
+from vision.dice import DIE_SIDE, BoardDice
 from vision.image_check import BRIGHTEST, DARKEST
 from vision.observation import CubeRead, DieRead, Observation, Occlusion
 from vision.occlusion import Coverage, explained_mask
@@ -31,7 +33,8 @@ MOTION = 18.0           # grey change between frames that counts as motion
 
 class BoardReader:
     """Reads frames of the board described by ``calibration``; remembers the previous frame
-    to notice motion, so use one reader per camera."""
+    to notice motion, so use one reader per camera. What it learns of the table (the
+    dice's size) its ``calibration`` takes on."""
 
     def __init__(self, calibration: Calibration, checkers: int = CHECKERS) -> None:
         self.calibration = calibration
@@ -110,9 +113,13 @@ class BoardReader:
         since the last) teach the table's dice size."""
         if self._dice_reader is None:
             cal = self.calibration
-            self._dice_reader = BoardDice(cal.model, cal.to_frame, cal.empty, (cal.white.lab, cal.black.lab))
+            self._dice_reader = BoardDice(cal.model, cal.to_frame, cal.empty, (cal.white.lab, cal.black.lab),
+                                          cal.dice_size or DIE_SIDE)
             self._cube_reader = BoardCube(cal.model, cal.to_frame)
         found = self._cube_reader.locate(frame, canonical)
         cube, at = (None, None) if found is None else found
-        return self._dice_reader.placed(frame, canonical, at, rows, still), cube, at
+        placed = self._dice_reader.placed(frame, canonical, at, rows, still)
+        if self._dice_reader.size != (self.calibration.dice_size or DIE_SIDE):
+            self.calibration = replace(self.calibration, dice_size=self._dice_reader.size)
+        return placed, cube, at
 
