@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -709,3 +710,21 @@ def test_a_learned_dice_size_is_kept_in_the_calibration_file(tmp_path):
     touching = frame(Die(3, "white", yaw=9.6, size=0.36), Die(5, "white", touching=True, size=0.36))
     assert sorted(d.value for d in BoardReader(Calibration.load(tmp_path / "cal.json")).read(touching).dice) == [3, 5]
     assert sorted(d.value for d in BoardReader(calibration).read(touching).dice) == [6]
+
+
+@pytest.mark.parametrize("blur", [2.5, 5.0])
+def test_a_frame_blurred_by_a_shaking_camera_is_not_settled(blur):
+    """A camera shaking in place blurs its frame without moving it: the frame's detail,
+    against the previous frame's, tells it; the next still frame settles again, and still
+    frames whose sensor noise differs stay settled."""
+    def frame(sensor: Sensor):
+        return render(MIDGAME, dice=(3, 5), seed=9, style="inlaid", conditions=replace(CLEAN, sensor=sensor))[0]
+
+    opening, _ = render(Position.initial(), dice=(), seed=9, style="inlaid", conditions=CLEAN)
+    reader = BoardReader(calibrate(opening))
+    still = frame(Sensor(noise=2.0))
+    reader.read(still)
+    assert reader.read(frame(Sensor(noise=2.0, jpeg_quality=80))).settled
+    shaken = reader.read(frame(Sensor(noise=2.0, blur=blur, blur_angle=30.0)))
+    assert shaken.occlusion.motion and not shaken.settled
+    assert reader.read(still).settled

@@ -29,6 +29,8 @@ from vision.strips import regions_at
 
 CHECKERS = 15
 MOTION = 18.0           # grey change between frames that counts as motion
+SHAKEN = 0.97           # a frame whose detail at full scale over half scale falls below this share of the previous
+                        # frame's is blurred by a shaking camera
 
 
 class BoardReader:
@@ -95,12 +97,16 @@ class BoardReader:
         return seen
 
     def _motion(self, lab: np.ndarray) -> bool:
+        """Whether anything moved since the previous frame: a change in the half-scale grey
+        view, or a camera that shook (the frame's detail blurred against the previous
+        frame's, ``SHAKEN``: a shake blurs a frame more than it moves it)."""
         grey = cv2.resize(lab[..., 0], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        previous, self._previous = self._previous, grey
+        sharpness = _detail(lab[..., 0]) / max(_detail(grey), 1e-6)
+        previous, self._previous = self._previous, (grey, sharpness)
         if previous is None:
             return False
-        diff = cv2.GaussianBlur(np.abs(grey - previous), (0, 0), 1.5)
-        return bool((diff > MOTION).mean() > 0.002)
+        diff = cv2.GaussianBlur(np.abs(grey - previous[0]), (0, 0), 1.5)
+        return bool((diff > MOTION).mean() > 0.002 or sharpness < SHAKEN * previous[1])
 
     # ------------------------------------------------------------------- dice
     def _read_dice_and_cube(self, frame: np.ndarray, canonical: np.ndarray, rows: np.ndarray,
@@ -123,3 +129,8 @@ class BoardReader:
             self.calibration = replace(self.calibration, dice_size=self._dice_reader.size)
         return placed, cube, at
 
+
+def _detail(grey: np.ndarray) -> float:
+    """Mean gradient magnitude (L1) of a grey image."""
+    return float(cv2.mean(np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0)))[0]
+                 + cv2.mean(np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1)))[0])
