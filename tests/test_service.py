@@ -9,7 +9,6 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.journal import Journal
-from controller.match_log import MatchLog
 from controller.outputs import DisplayOutput, GpioOutput, drain_presses
 from controller.referee import Beep, Button, Decision, Display, Lights, PointLights, Referee, Scoreboard
 from controller.service import Service, open_match

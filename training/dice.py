@@ -49,7 +49,8 @@ import numpy as np
 
 from engine.position import BLACK, WHITE, Position
 from hardware.sim.render_sequence import random_position
-from hardware.sim.renderer import DICE_COLOURS, STYLES, Conditions, Cube, Die, board_renderer, render
+from hardware.sim.renderer import (DICE_COLOURS, STYLES, Conditions, Cube, Die, against_the_rail, board_renderer,
+                                   render)
 from training.truth import EMPTY, TruthBoard, region_counts
 from vision.dice import (BOARD_PHOTO_DIE, DIE_PX, FLAT, IS_DIE, PATCH, PHOTO_DIE_PX, RESTS, BoardDice,
                          board_photo_candidates, frame_patches, net_input, photo_candidates, photo_patch_transform,
@@ -126,12 +127,11 @@ def _table_frames(seed: int, frames: int, bar: float = 0.0, rail: float = 0.0):
 def _on_the_rail(die: Die, style: str, home: str, conditions: Conditions, rng: np.random.Generator) -> Die:
     """``die`` cocked against the rail of its half, as the renderer leans one where the
     half has no checker to lean on."""
-    geometry = board_renderer(style, (1280, 720), home, conditions.board).geometry
-    x0, y0, x1, y1 = (v / geometry.ppd for v in geometry.field_of(die.half))
+    landing = board_renderer(style, (1280, 720), home, conditions.board).landing_area(die.half)
     top = rng.random() < 0.5
-    at = (float(rng.uniform(x0 + 0.4, x1 - 0.4)), y0 + die.size * 0.45 if top else y1 - die.size * 0.45)
-    return replace(die, at=at, yaw=float(rng.uniform(0, np.pi / 2)), lean=float(rng.uniform(0.35, 0.6)),
-                   lean_toward=-np.pi / 2 if top else np.pi / 2)
+    at, toward = against_the_rail(landing, die.size, top, float(rng.uniform(landing[0], landing[2])))
+    return replace(die, at=(float(at[0]), float(at[1])), yaw=float(rng.uniform(0, np.pi / 2)),
+                   lean=float(rng.uniform(0.35, 0.6)), lean_toward=toward)
 
 
 def _on_the_bar(position: Position, white: int, black: int) -> Position:

@@ -42,6 +42,7 @@ MARKER_SIZE = 1.0       # ArUco marker side, in checker diameters
 TABLE_MARGIN = 6.5      # table drawn in perspective around the board, in checker diameters
 TOUCHING = 0.12         # share of thrown flat dice that come to rest against a flat die already in their half
 BESIDE_CHECKER = 0.15   # ... and of the others that come to rest flat against a checker
+LANDING_INSET = 0.4     # checker diameters inside the rail where a thrown die's middle comes to rest
 
 
 # ----------------------------------------------------------------------------- renderer
@@ -136,7 +137,6 @@ class BoardRenderer:
         of the rest against a checker), cocked dice against a checker or the rail, dice
         ``on_checker`` on top of one."""
         placements = self._placements(scene.position, layout_seed, conditions.messiness)
-        g = self.geometry
         s = self.ppd
         occupied = [(np.array(p.centre) / s, 0.5) for p in placements if p.location != "off"]
         beside = rng.spawn(1)[0]    # what dice rest against is drawn apart: the scene's other draws never depend on it
@@ -146,11 +146,7 @@ class BoardRenderer:
                 placed.append(die)
                 occupied.append((np.array(die.at), die.size * 0.75))
                 continue
-            if die.half == "off":
-                rect = self._off_board_rect(rng)
-            else:
-                x0, y0, x1, y1 = (v / s for v in g.field_of(die.half))
-                rect = (x0 + 0.4, y0 + 0.4, x1 - 0.4, y1 - 0.4)
+            rect = self._off_board_rect(rng) if die.half == "off" else self.landing_area(die.half)
             at, lean, toward, yaw = die.at, die.lean, die.lean_toward, die.yaw
             neighbour = next((d for d in reversed(placed) if d.half == die.half and d.rest == "flat"), None)
             if (at is None and die.rest == "flat" and neighbour is not None
@@ -211,6 +207,12 @@ class BoardRenderer:
         for _ in range(4 * len(inside)):
             yield inside[int(rng.integers(len(inside)))], float(rng.uniform(0, 2 * np.pi))
 
+    def landing_area(self, half: str) -> tuple[float, float, float, float]:
+        """Where a die thrown into ``half`` ('white'/'black') comes to rest: its field,
+        ``LANDING_INSET`` inside the rail (x0, y0, x1, y1 in checker diameters)."""
+        x0, y0, x1, y1 = (v / self.ppd for v in self.geometry.field_of(half))
+        return x0 + LANDING_INSET, y0 + LANDING_INSET, x1 - LANDING_INSET, y1 - LANDING_INSET
+
     def _landing(self, die: Die, rect, placements: list[CheckerPlacement], occupied, rng: np.random.Generator):
         x0, y0, x1, y1 = rect
         if die.rest != "flat" and die.half != "off":
@@ -225,9 +227,8 @@ class BoardRenderer:
             if die.rest == "on_checker":
                 raise ValueError(f"no checker in {die.half}'s half for a die to lie on")
             if die.rest == "cocked":        # no checker to lean on: against the rail
-                y = y0 - 0.4 + die.size * 0.45 if rng.random() < 0.5 else y1 + 0.4 - die.size * 0.45
-                at = np.array([rng.uniform(x0, x1), y])
-                toward = -np.pi / 2 if y < (y0 + y1) / 2 else np.pi / 2
+                top = rng.random() < 0.5
+                at, toward = against_the_rail(rect, die.size, top, float(rng.uniform(x0, x1)))
                 return at, float(rng.uniform(0.35, 0.6)), toward
         best, best_gap = None, -1.0
         for _ in range(60):
@@ -579,6 +580,15 @@ class BoardRenderer:
             corners=corners, homography=board_h, distortion=model.distortion, canvas_size=g.size, ppd=s,
             home=self.home, style=self.style.name, size=self.size, checkers=tuple(checkers), layers=layers,
             point_polygons=polygons, conditions=conditions, markers=markers)
+
+
+def against_the_rail(landing, size: float, top: bool, x: float) -> tuple[np.ndarray, float]:
+    """A die ``size`` wide cocked against the rail beyond the ``top`` or bottom of its
+    ``landing`` area (``BoardRenderer.landing_area``), its middle at ``x``: where it lies
+    and the direction it leans toward."""
+    x0, y0, x1, y1 = landing
+    y = y0 - LANDING_INSET + size * 0.45 if top else y1 + LANDING_INSET - size * 0.45
+    return np.array([x, y]), -np.pi / 2 if top else np.pi / 2
 
 
 def _free(at: np.ndarray, rect, occupied, leaning_on: np.ndarray, gap: float) -> bool:
