@@ -1879,3 +1879,16 @@ def test_a_board_whose_halves_mirror_each_other_reads_its_position():
     read = import_photo(cv2.imread(str(next((PHOTOS / "images").glob("image023-*.jpg")))))
     assert read.observation.settled and read.reason is None
     assert read.position == Position.initial()
+
+
+def test_an_even_row_with_a_checker_on_its_base_one_is_no_pyramid():
+    """Five dark checkers a little under a diameter apart, the first a checker slid onto
+    the base one (tournament tuning 470007, in diameters as found; a crescent shows under
+    it): stepped a little shorter, the last two fall on whole slots and the first three on
+    half slots, a pyramid hiding four. The pile read as one even row puts every checker
+    nearer its slot: no pyramid, and the stack's count is left to what the side lacks."""
+    def crescent(c):
+        return True
+    pile = _pile([0, 0.895, 1.789, 2.716, 3.693], first_along=13.6)
+    assert _under_pyramid(pile, 1.0, crescent) is None
+    assert _hidden_wanted([(_stack_uppers(pile), 5)], {1}) == (1,)

@@ -665,6 +665,7 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float,
     steps = np.diff(t) / (2 * first.radius)
     whole = steps[(steps >= HALF_SLOT) & (steps <= NEXT_SLOT[1] / 2)]
     estimate = 2 * first.radius * float(np.median(whole) if len(whole) else 2 * np.median(steps))
+    row_misfit = np.inf     # the farthest a checker lies from its slot (pixels) in the pile read as one even row
     # (slot of the first clear one, most room before the base checker, least before the first: steps)
     for first_slot, base_room, first_room in ((0, 0.75, -np.inf), (1, 0.5, 0.75)):
         from_base = t + first_slot * estimate / 2          # from the base checker's place
@@ -682,7 +683,10 @@ def _under_pyramid(stack: list[PhotoChecker], scale: float,
             continue
         lower = {int(k) // 2 for k in slots if k % 2 == 0}
         upper = {int(k) // 2 for k in slots if k % 2 == 1}
-        if not upper or not lower or max(lower) <= max(upper):
+        misfit = float(np.abs(halves - slots).max()) * step / 2
+        if not upper:
+            row_misfit = misfit
+        if not upper or not lower or max(lower) <= max(upper) or misfit >= row_misfit:
             continue
         missing = [2 * k for k in range(max(lower) + 1) if k not in lower]
         for sliver in slivers:
