@@ -140,13 +140,16 @@ class Service:
     def keep_what_was_learned(self) -> None:
         """What the reader learned of the table (the dice's size) is saved with the
         calibration, so that a referee started again reads the table's dice from the
-        first throw."""
+        first throw. A file that cannot be written leaves the referee going on."""
         calibration = getattr(self.reader, "calibration", None)
         if calibration is self.saved_calibration:
             return
         self.saved_calibration = calibration
         if self.calibration_path is not None:
-            calibration.save(self.calibration_path)
+            try:
+                calibration.save(self.calibration_path)
+            except OSError as err:
+                log.warning("cannot save the calibration to %s: %s", self.calibration_path, err)
 
     def recalibrate(self, frame, now: float) -> None:
         """Calibrate the camera again on the position the referee knows is on the board."""

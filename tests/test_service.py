@@ -218,3 +218,24 @@ def test_the_dice_size_a_reader_learns_is_saved_with_the_calibration_and_outlive
     service.recalibrate_at = 3.0
     service.handle_frame(opening, 3.0)
     assert service.reader.calibration.dice_size == 0.36 and Calibration.load(path).dice_size == 0.36
+
+
+def test_a_calibration_file_that_cannot_be_written_leaves_the_referee_reading(tmp_path, caplog):
+    """The learned dice size is saved as it is learned; a disk that refuses the file only
+    costs the size after a restart, never the referee."""
+    class Learned:
+        def save(self, path):
+            raise OSError(28, "No space left on device")
+
+    class Learning:
+        calibration = None
+
+        def read(self, frame, t):
+            self.calibration = Learned()        # the reader learned the table's dice size
+            return seen(Position.initial(), t=t)
+
+    journal = Journal(tmp_path / "j")
+    service = Service(Referee(open_match(journal, ("A", "B"), MatchRules(length=3))), journal, Learning(), [],
+                      open_camera=lambda: None, calibration_path=tmp_path / "cal.json")
+    service.handle_frame(None, 1.0)
+    assert service.frames == 1 and "No space left on device" in caplog.text
