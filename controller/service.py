@@ -161,7 +161,7 @@ class Service:
             self.publish(Decision(signals=[Display(("Cannot see the board to calibrate:", str(err)[:60]))]))
             return
         self.recalibrate_at = None
-        known = getattr(self.reader, "calibration", None)     # the table's dice are those it had
+        known = self.saved_calibration          # the reader's so far: the table's dice are those it had
         self.reader = BoardReader(replace(calibration, dice_size=known.dice_size) if known else calibration)
         self.keep_what_was_learned()
         self.publish(self.referee.start(now))

@@ -100,8 +100,9 @@ class BoardReader:
         """Whether anything moved since the previous frame: a change in the half-scale grey
         view, or a camera that shook (the frame's detail blurred against the previous
         frame's, ``SHAKEN``: a shake blurs a frame more than it moves it)."""
-        grey = cv2.resize(lab[..., 0], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        sharpness = _detail(lab[..., 0]) / max(_detail(grey), 1e-6)
+        lightness = np.ascontiguousarray(lab[..., 0])
+        grey = cv2.resize(lightness, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        sharpness = _detail(lightness) / max(_detail(grey), 1e-6)
         previous, self._previous = self._previous, (grey, sharpness)
         if previous is None:
             return False
