@@ -584,6 +584,19 @@ def test_a_faint_disc_in_a_row_is_a_checker_only_where_the_row_needs_it(faint, a
     assert side == 1 and row == {0, 2, 3, 4} | ({1} if taken else set())
 
 
+def test_a_dark_checker_beside_a_cream_field_s_grain_stays_dark():
+    """A tournament board under warm light (difficulty 1, seed 480005) whose light
+    checkers are nearly the cream field's colour: the field's grain outlined rows of
+    light discs past the bases, and one on point 4 took in the lone dark checker at its
+    base as a light one lit apart; with the grain trimmed to fifteen and a phantom on a
+    black point's body beside point 15's last checker, the counts made a wrong position.
+    The grain is the field's hue."""
+    image, _, position = _tournament_render(480005, difficulty=1.0)
+    assert position.points()[3] == -1 and position.points()[14] == -2
+    read = import_photo(image, white="light", home="top-right")
+    assert read.position == position, read.reason
+
+
 def test_field_coloured_discs_beyond_a_rows_checker_are_the_fields_grain():
     """A clear light checker of radius 10 at a point's base on a cream field and, beyond
     it, two faint discs the field's colour (its grain) and a faint cream disc 9 radii on
@@ -947,6 +960,33 @@ def test_a_disc_the_colour_of_the_field_is_field_like_for_a_side_far_from_it():
     like = _field_like(discs, centres, np.array(cream, float))
     assert like.tolist() == [[True, True], [True, False], [False, False], [True, False]]
     assert not _field_like(discs, centres, None).any()
+
+
+def test_a_disc_of_the_field_s_hue_is_field_like_however_light_for_a_side_of_another_hue():
+    """A cream field's grain, lit or in a checker's shadow, outlines discs of the field's
+    hue that in Lab lie as near the light checkers as the field (tournament tuning 480005
+    and 480001): field-like for a side of another hue, however light or dark; a checker
+    of that side's hue, lit or shaded alike, is not; nor is the grain for a side whose hue
+    is the field's."""
+    field, light, black = (214.5, 127, 145), (220, 128, 132), (26.5, 129, 129)
+    centres = np.array([black, light], float) * (1.0, 1.5, 1.5)
+    colours = [(236, 127, 146), (196, 127, 145), (236, 128, 132), (196, 128, 132)]
+    discs = [Disc(0.0, 0.0, 10.0, 0.55, lab) for lab in colours]
+    assert _field_like(discs, centres, np.array(field, float))[:, 1].tolist() == [True, True, False, False]
+    cream_side = np.array([black, (220, 127, 140)], float) * (1.0, 1.5, 1.5)
+    assert not _field_like(discs[:2], cream_side, np.array(field, float))[:, 1].any()
+
+
+def test_a_row_does_not_run_on_through_a_checker_s_shadow():
+    """A small tournament board turned across the frame (difficulty 1, seed 480001): the
+    shadow beyond the last of point 2's four light checkers outlined a disc (0.63) that
+    the row took as a fifth, and with point 4's pile hiding one the light side had its
+    fifteen: a wrong position. The shadow is the field's hue, darker."""
+    image, _, position = _tournament_render(480001, difficulty=1.0)
+    assert position.points()[1] == 4 and position.points()[3] == 6
+    read = import_photo(image, white="light", home="top-right")
+    assert read.observation.point(2).count == 4
+    assert read.position in (None, position)
 
 
 def test_field_colour_is_the_band_between_the_tips_away_from_checkers():

@@ -62,6 +62,8 @@ SKIP_COST = 1.0         # ... lost per checker a row skips
 DIE_COST = 3.0          # ... lost where a die was read
 FIELD_COST = 3.0        # ... lost by a disc the colour of the field rather than its side's
 FIELD_LIKE = 0.5        # (its colour this many times nearer the field's than its side's)
+FIELD_HUE_LIKE = 0.25   # ... or its hue this many times nearer the field's hue than its side's, ...
+FIELD_HUE = 10.0        # ... where the side's hue lies this far from the field's (weighted Lab)
 CLOSED = 4 / 32         # the longest unseen arc of a checker off the points (share of the outline)
 OPEN = 14 / 32          # ... of one on a point
 COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour ...
@@ -757,12 +759,21 @@ def _even_support(reference: float) -> float:
 def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None) -> np.ndarray:
     """For each disc and side (N x 2), whether its colour lies ``FIELD_LIKE`` times nearer
     the field's colour (``field``, Lab; None when unknown) than that side's (``centres``,
-    from ``split_colours``): a round patch of the field, not a checker."""
+    from ``split_colours``): a round patch of the field, not a checker. So does one whose
+    hue (a*, b*) lies ``FIELD_HUE_LIKE`` times nearer the field's than the side's, where
+    the side's hue stands ``FIELD_HUE`` from the field's, however light: the field in a
+    checker's shadow or a lit patch of its grain (on a cream field, shade or light makes
+    it nearly a white checker's colour, but not its hue)."""
     if field is None or not discs:
         return np.zeros((len(discs), 2), bool)
-    colours = weighted([d.lab for d in discs])
-    to_field = np.linalg.norm(colours - weighted(field), axis=1)
-    return to_field[:, None] < FIELD_LIKE * np.linalg.norm(colours[:, None] - centres[None], axis=2)
+    colours, field = weighted([d.lab for d in discs]), weighted(field)
+    to_field = np.linalg.norm(colours - field, axis=1)
+    like = to_field[:, None] < FIELD_LIKE * np.linalg.norm(colours[:, None] - centres[None], axis=2)
+    hue_to_field = np.linalg.norm(colours[:, 1:] - field[1:], axis=1)
+    hue_to_side = np.linalg.norm(colours[:, None, 1:] - centres[None, :, 1:], axis=2)
+    hue = ((hue_to_field[:, None] < FIELD_HUE_LIKE * hue_to_side)
+           & (np.linalg.norm(centres[:, 1:] - field[1:], axis=1) >= FIELD_HUE)[None])
+    return like | hue
 
 
 def _row(members: list[int], discs: list[Disc], places, distances, near_die, field_like, radius: float,
