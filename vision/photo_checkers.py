@@ -35,18 +35,15 @@ CLEAR_OUTLINE = 0.8         # support of an outline that is surely a checker's (
 class Disc:
     """A round thing the size of a checker: centre and radius in image pixels, ``support``
     the share of its outline seen as a radial edge (0..1), ``lab`` the median colour of its
-    face (OpenCV 8-bit Lab) and ``spread`` how far its face's colours lie from that median
-    (the median distance, Lab units): a checker's face is of one colour, an empty point's
-    triangle with the field beside it is not. ``gap`` is the longest arc of the outline
-    not seen, as a share of the circle: a neighbour hides a short arc of a checker's,
-    while a point's straight sides leave most of a circle unseen toward its tip."""
+    face (OpenCV 8-bit Lab). ``gap`` is the longest arc of the outline not seen, as a
+    share of the circle: a neighbour hides a short arc of a checker's, while a point's
+    straight sides leave most of a circle unseen toward its tip."""
 
     x: float
     y: float
     radius: float
     support: float
     lab: tuple[float, float, float]
-    spread: float = 0.0
     gap: float = 0.0
 
     @property
@@ -217,8 +214,7 @@ def find_discs(image: np.ndarray, radius: float, threshold: float = 0.5, separat
                           max(0, x0) - x0:max(0, x0) - x0 + window.shape[1]]
         pixels = window[mask]
         median = np.median(pixels, axis=0)
-        spread = float(np.median(np.abs(pixels - median).sum(axis=1)))
-        discs.append(Disc(float(x), float(y), float(radius), s, tuple(float(v) for v in median), spread,
+        discs.append(Disc(float(x), float(y), float(radius), s, tuple(float(v) for v in median),
                           _longest_gap(_hits(faint, x, y, radius))))
     return discs
 
@@ -381,8 +377,7 @@ def under_discs(image: np.ndarray, tops: list[Disc], radius: float,
         if len(face) < 8:
             continue
         median = np.median(face, axis=0)
-        spread = float(np.median(np.abs(face - median).sum(axis=1)))
-        kept.append(Disc(float(x), float(y), float(radius), support, tuple(float(v) for v in median), spread,
+        kept.append(Disc(float(x), float(y), float(radius), support, tuple(float(v) for v in median),
                          1.0 - shown / DIRECTIONS))
     return kept
 
