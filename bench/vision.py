@@ -1,6 +1,6 @@
 """The board reader on rendered frames: accuracy and read time.
 
-Usage: python bench/vision.py [--frames 500] [--first-seed 100000] [--quiet]
+Usage: python bench/vision.py [--frames 500] [--first-seed 100000] [--sized-dice 240] [--quiet]
 
 For each seed: style, home corner and camera/light/sensor/board-build conditions are
 drawn; the reader is calibrated on a frame of the opening position under those
@@ -26,6 +26,12 @@ taken on a reader that has read the frame before, then the opening (the previous
 tells motion by), as a reader has long loaded its networks, found the point under the lens
 and learned the table's dice size; the first read of a new reader, with all that work
 done once per calibration, is shown apart.
+
+Dice of other sizes: the first ``--sized-dice`` seeds again, their dice now as wide as
+one of ``vision.dice.SIZES`` in turn (a tournament's 16 mm precision dice beside 44 mm
+checkers are 0.36 of a checker), in the frames the truth calls settled: each die read
+right by a new reader (which looks for 0.45 dice until it learns the table's), and by
+the same reader reading the frame again (a still frame teaches it the dice's size).
 """
 
 from __future__ import annotations
@@ -45,16 +51,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.position import Position  # noqa: E402
 from hardware.sim.render_sequence import random_position  # noqa: E402
-from hardware.sim.renderer import STYLES, Conditions, Hand, render  # noqa: E402
+from hardware.sim.renderer import STYLES, Conditions, Die, Hand, render  # noqa: E402
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
+from vision.dice import SIZES  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 
 HOMES = ("bottom-right", "bottom-left", "top-right", "top-left")
 
 
-def scene(seed: int, shaken: bool = True):
+def scene(seed: int, shaken: bool = True, dice_size: float | None = None):
     """The calibration frame and the frame to read for one seed, with their truths; the
-    frame as a camera that does not shake sees it unless ``shaken``."""
+    frame as a camera that does not shake sees it unless ``shaken``; its dice ``dice_size``
+    checker diameters wide if given."""
     rng = np.random.default_rng(seed)
     style = list(STYLES)[seed % len(STYLES)]
     home = HOMES[(seed // len(STYLES)) % 4]
@@ -66,6 +74,8 @@ def scene(seed: int, shaken: bool = True):
     position = random_position(rng, int(rng.integers(0, 80)))
     hand = Hand(target=int(rng.integers(1, 25))) if seed % 4 == 0 else None
     dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+    if dice_size is not None:
+        dice = tuple(Die(value, size=dice_size) for value in dice)
     frame, truth = render(position, dice=dice, seed=seed + 7_000_000, style=style, conditions=conditions,
                           home=home, hand=hand)
     return opening, opening_truth, frame, truth
@@ -81,10 +91,44 @@ def _steady_read(reader: BoardReader, before: np.ndarray, frame: np.ndarray) -> 
     return time.perf_counter() - t0
 
 
+def unmatched_dice(dice, truth) -> tuple[list, list[int]]:
+    """The dice ``truth`` shows that no die read (``dice``) matches by value, and the
+    values read that match none."""
+    read = sorted(d.value for d in dice)
+    missed = []
+    for d in truth.dice:
+        if d.value in read:
+            read.remove(d.value)
+        else:
+            missed.append(d)
+    return missed, read
+
+
+def sized_dice(count: int, first_seed: int) -> dict[float, Counter]:
+    """For each of ``SIZES``: the dice shown in settled frames of seeds ``first_seed`` on
+    (each seed's dice of the size its turn gives), those a new reader read right, and those
+    it read right reading the frame again."""
+    stats: dict[float, Counter] = {size: Counter() for size in SIZES}
+    for seed in range(first_seed, first_seed + count):
+        size = SIZES[(seed // 4) % len(SIZES)]     # every size alike in the frames with no hand
+        opening, _, frame, truth = scene(seed, dice_size=size)
+        if not truth.settled:
+            continue
+        try:
+            reader = BoardReader(calibrate(opening))
+        except CalibrationError:
+            continue
+        stats[size]["dice"] += len(truth.dice)
+        for name in ("first read", "read again"):
+            stats[size][name] += len(truth.dice) - len(unmatched_dice(reader.read(frame).dice, truth)[0])
+    return stats
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--frames", type=int, default=500)
     ap.add_argument("--first-seed", type=int, default=100000)
+    ap.add_argument("--sized-dice", type=int, default=240, help="seeds read again with dice of every size")
     ap.add_argument("--quiet", action="store_true", help="no line per wrong frame")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -158,17 +202,13 @@ def main() -> int:
             if not right and not args.quiet:
                 print(f"seed {seed} {truth.style}: position wrong ({'settled' if obs.settled else 'unsettled'}; "
                       f"bar {obs.bar} off {obs.off} truth bar {truth.bar} off {truth.off}) {' '.join(wrong)}")
-            read = sorted(d.value for d in obs.dice)
-            missed = []
-            for d in truth.dice:
-                stats["dice"] += 1
-                if d.value in read:
-                    read.remove(d.value)
-                    stats["dice right"] += 1
-                else:
-                    missed.append(f"{d.value} ({'flat' if d.flat else 'cocked' if d.cocked else 'on a checker'})")
+            missed, read = unmatched_dice(obs.dice, truth)
+            stats["dice"] += len(truth.dice)
+            stats["dice right"] += len(truth.dice) - len(missed)
             if missed and not args.quiet:
-                print(f"seed {seed} {truth.style}: dice {', '.join(missed)} not read; read {read or 'no other'}")
+                shown = [f"{d.value} ({'flat' if d.flat else 'cocked' if d.cocked else 'on a checker'})"
+                         for d in missed]
+                print(f"seed {seed} {truth.style}: dice {', '.join(shown)} not read; read {read or 'no other'}")
             if truth.cube is not None:
                 stats["cubes"] += 1
                 stats["cubes right"] += int(obs.cube is not None and obs.cube.value == truth.cube.face
@@ -207,6 +247,14 @@ def main() -> int:
     for name, value, target in rows:
         print(f"{name:<38}{value:>12}{target:>10}")
     print("per point by style: " + "  ".join(f"{s} {r / n:.2%}" for s, (r, n) in per_style.items() if n))
+    if args.sized_dice:
+        sized = sized_dice(args.sized_dice, args.first_seed)
+        last = args.first_seed + args.sized_dice - 1
+        print(f"\ndice of other sizes (seeds {args.first_seed}..{last}, settled frames)")
+        print(f"{'die side (checker diameters)':<30}{'dice':>6}{'new reader':>12}{'read again':>12}")
+        for size, n in sized.items():
+            print(f"{size:<30.2f}{n['dice']:>6}{n['first read'] / max(n['dice'], 1):>12.1%}"
+                  f"{n['read again'] / max(n['dice'], 1):>12.1%}")
     return 0
 
 
