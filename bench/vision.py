@@ -30,8 +30,9 @@ done once per calibration, is shown apart.
 Dice of other sizes: the first ``--sized-dice`` seeds again, their dice now as wide as
 one of ``vision.dice.SIZES`` in turn (a tournament's 16 mm precision dice beside 44 mm
 checkers are 0.36 of a checker), in the frames the truth calls settled: each die read
-right by a new reader (which looks for 0.45 dice until it learns the table's), and by
-the same reader reading the frame again (a still frame teaches it the dice's size).
+right by a new reader (which looks for 0.45 dice until lone dice in a still frame teach
+it the table's size, and then reads the frame again), and by a reader whose calibration
+holds the table's size (as one does once it has learned it).
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def unmatched_dice(dice, truth) -> tuple[list, list[int]]:
 def sized_dice(count: int, first_seed: int) -> dict[float, Counter]:
     """For each of ``SIZES``: the dice shown in settled frames of seeds ``first_seed`` on
     (each seed's dice of the size its turn gives), those a new reader read right, and those
-    it read right reading the frame again."""
+    a reader calibrated with that size read right."""
     stats: dict[float, Counter] = {size: Counter() for size in SIZES}
     for seed in range(first_seed, first_seed + count):
         size = SIZES[(seed // 4) % len(SIZES)]     # every size alike in the frames with no hand
@@ -115,12 +116,13 @@ def sized_dice(count: int, first_seed: int) -> dict[float, Counter]:
         if not truth.settled:
             continue
         try:
-            reader = BoardReader(calibrate(opening))
+            cal = calibrate(opening)
         except CalibrationError:
             continue
         stats[size]["dice"] += len(truth.dice)
-        for name in ("first read", "read again"):
-            stats[size][name] += len(truth.dice) - len(unmatched_dice(reader.read(frame).dice, truth)[0])
+        for name, known in (("new reader", None), ("size known", size)):
+            dice = BoardReader(replace(cal, dice_size=known)).read(frame).dice
+            stats[size][name] += len(truth.dice) - len(unmatched_dice(dice, truth)[0])
     return stats
 
 
@@ -251,10 +253,10 @@ def main() -> int:
         sized = sized_dice(args.sized_dice, args.first_seed)
         last = args.first_seed + args.sized_dice - 1
         print(f"\ndice of other sizes (seeds {args.first_seed}..{last}, settled frames)")
-        print(f"{'die side (checker diameters)':<30}{'dice':>6}{'new reader':>12}{'read again':>12}")
+        print(f"{'die side (checker diameters)':<30}{'dice':>6}{'new reader':>12}{'size known':>12}")
         for size, n in sized.items():
-            print(f"{size:<30.2f}{n['dice']:>6}{n['first read'] / max(n['dice'], 1):>12.1%}"
-                  f"{n['read again'] / max(n['dice'], 1):>12.1%}")
+            print(f"{size:<30.2f}{n['dice']:>6}{n['new reader'] / max(n['dice'], 1):>12.1%}"
+                  f"{n['size known'] / max(n['dice'], 1):>12.1%}")
     return 0
 
 
