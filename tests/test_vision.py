@@ -333,17 +333,20 @@ def test_a_hand_over_a_pile_leaves_an_honest_range(tournament):
     assert obs.admits(position) and not obs.point(6).certain
 
 
-def drawn_table(seed: int, style: str, home: str, hand: bool = False, bearoff: bool = False):
+def drawn_table(seed: int, style: str, home: str, hand: bool = False, bearoff: bool = False,
+                dice_size: float | None = None):
     """A scene drawn as the vision bench draws one: the opening frame, then a frame of a
-    position reached by random play (in the bear-off if ``bearoff``) with two dice thrown,
-    with a hand reaching for a point if ``hand``; (opening, frame, truth, dice)."""
+    position reached by random play (in the bear-off if ``bearoff``) with two dice thrown
+    (``dice_size`` checker diameters wide if given), with a hand reaching for a point if
+    ``hand``; (opening, frame, truth, dice)."""
     rng = np.random.default_rng(seed)
     conditions = Conditions.random(rng, 1.0)
     opening, _ = render(Position.initial(), dice=(), seed=seed, style=style, conditions=conditions, home=home)
     position = bearoff_position(rng) if bearoff else random_position(rng, int(rng.integers(0, 80)))
     reaching = Hand(target=int(rng.integers(1, 25))) if hand else None
     dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-    frame, truth = render(position, dice=dice, seed=seed + 7_000_000, style=style, conditions=conditions, home=home,
+    thrown = dice if dice_size is None else tuple(Die(value, size=dice_size) for value in dice)
+    frame, truth = render(position, dice=thrown, seed=seed + 7_000_000, style=style, conditions=conditions, home=home,
                           hand=reaching)
     return opening, frame, truth, dice
 
@@ -361,6 +364,20 @@ def test_dice_side_by_side_and_cups_against_the_case_are_no_hand(seed, style, ho
     obs = BoardReader(calibrate(opening)).read(frame)
     assert obs.settled and obs.to_position() == truth.position
     assert sorted(d.value for d in obs.dice) == sorted(dice)
+
+
+@pytest.mark.parametrize("seed, style, home", [(60011, "classic", "bottom-left"), (60023, "blue", "top-right"),
+                                              (60045, "inlaid", "bottom-left")])
+def test_one_lone_small_die_teaches_a_new_reader_its_size(seed, style, home):
+    """A table's first throw of precision dice 0.36 of a checker wide, only one of them lone
+    (the other leans on a checker or lies against one): read at the 0.45 a new reader looks
+    for, the lone one reads far surer at a smaller size, so the reader takes that size and
+    reads the frame again, and both dice are read right."""
+    opening, frame, truth, dice = drawn_table(seed, style, home, dice_size=0.36)
+    assert truth.settled
+    reader = BoardReader(calibrate(opening))
+    assert sorted(d.value for d in reader.read(frame).dice) == sorted(dice)
+    assert reader.calibration.dice_size in (0.32, 0.36, 0.40)
 
 
 def test_a_row_of_checkers_off_its_points_centre_line_is_no_hand():

@@ -515,7 +515,9 @@ LONE = 1.6              # ... with no other die read, nor the cube, nearer than 
 LEARN_MIN = 2           # a size is taken on at least this many of them (one die now and then reads surest off its
                         # size) ...
 SURER = 2.0             # ... where they read this much surer than at the size used (mean log-odds of the
-                        # surest face: a die is read nearly sure at several sizes in a clear frame)
+                        # surest face: a die is read nearly sure at several sizes in a clear frame) ...
+SURER_ALONE = 6.0       # ... or on one, this much surer (a die that reads far surer at another size is misread
+                        # at the one used, and a table's first throw often shows one lone die only)
 CUBE_CLEAR = 0.55       # no die's top face lies this near the cube's (checker diameters, either way)
 TOP_FACE = 1.1          # a die's top face seen from the camera over its footprint (it stands nearer the lens)
 BOX = 1.6               # a read die's box around its middle, in die sides (room for its sides in view)
@@ -654,8 +656,8 @@ class BoardDice:
         from those learned from before): each is cut again at every one of ``SIZES`` and
         read in one batch; the network reads a die surest at its own size, so where the
         mean log-odds of the surest face over the dice learned from (``LEARN_MIN`` at least)
-        are ``SURER`` above the size in use, that size is the table's. Whether the size
-        changed."""
+        are ``SURER`` above the size in use, or one die's ``SURER_ALONE``, that size is the
+        table's. Whether the size changed."""
         apart = LONE * self.die_side
         others = [at for _, at in placed] + ([] if cube is None else [cube])
         learned = [at for at, _ in self._evidence]
@@ -674,7 +676,8 @@ class BoardDice:
         self._evidence += list(zip(lone, surest))
         mean = np.mean([s for _, s in self._evidence], axis=0)
         best = SIZES[int(np.argmax(mean))]
-        if len(self._evidence) < LEARN_MIN or best == self.size or mean.max() < mean[SIZES.index(self.size)] + SURER:
+        surer = SURER if len(self._evidence) >= LEARN_MIN else SURER_ALONE
+        if best == self.size or mean.max() < mean[SIZES.index(self.size)] + surer:
             return False
         self._sized(best)
         return True
