@@ -369,8 +369,8 @@ def test_dice_side_by_side_and_cups_against_the_case_are_no_hand(seed, style, ho
 @pytest.mark.parametrize("seed, style, home", [(60011, "classic", "bottom-left"), (60023, "blue", "top-right"),
                                               (60045, "inlaid", "bottom-left")])
 def test_one_lone_small_die_teaches_a_new_reader_its_size(seed, style, home):
-    """A table's first throw of precision dice 0.36 of a checker wide, only one of them lone
-    (the other leans on a checker or lies against one): read at the 0.45 a new reader looks
+    """A table's first throw of precision dice 0.36 of a checker wide where only one die is
+    read lone, flat and half sure (the other one wrong): read at the 0.45 a new reader looks
     for, the lone one reads far surer at a smaller size, so the reader takes that size and
     reads the frame again, and both dice are read right."""
     opening, frame, truth, dice = drawn_table(seed, style, home, dice_size=0.36)
