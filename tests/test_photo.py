@@ -25,8 +25,8 @@ from hardware.sim.renderer import STYLES, Conditions, Hand, render
 from vision.dice import board_photo_candidates, find_board_photo_dice
 from vision.photo import (FINE_RADIUS, HOMES, UNSEEN, WORK_SIDE, PhotoChecker, PhotoError, _aside, _balanced,
                           _continued, _discs_and_field, _field_like, _fifteen, _home_corner, _point_number,
-                          _read_position, _plain_upper, _row, _squeezed, _stack_hides, _stack_uppers, _under_layers,
-                          _under_pyramid, _hidden_wanted, _working_copy, import_photo)
+                          _read_position, _plain_upper, _row, _row_colours, _squeezed, _stack_hides, _stack_uppers,
+                          _under_layers, _under_pyramid, _hidden_wanted, _working_copy, import_photo)
 from vision.photo_board import (EdgeImage, FieldFit, _checkers_on_points, _inside, _moved_ends, _within,
                                 field_colour, find_field, refine)
 from vision.photo_checkers import (Disc, checker_radius, find_discs, lower_rim, row_rims, split_colours,
@@ -540,15 +540,20 @@ def test_black_checkers_on_a_black_bar_are_found(seed, home, black):
     assert read.position == position, read.reason
 
 
+BLACK_AND_WHITE = np.array([(30, 128, 128), (240, 128, 128)], float) * (1.0, 1.5, 1.5)   # sides' weighted Lab
+
+
 def _row_on_point(discs: list[Disc], distances, reference: float, field_like=None, sides=(0, 1),
                   lit=frozenset()) -> tuple[int, set[int]]:
     """``_row`` over ``discs`` of radius 10 on one point 24 pixels wide whose centre line
-    is x = 0 and base y = 0, none near a die (``field_like`` none unless given)."""
+    is x = 0 and base y = 0, none near a die (``field_like`` none unless given), the sides
+    black and white."""
     places = [("point", 3, 0, abs(d.x) / 24.0, d.y) for d in discs]
     n = len(discs)
     field_like = np.zeros((n, 2), bool) if field_like is None else field_like
-    return _row(list(range(n)), discs, places, np.asarray(distances), [False] * n, field_like, 10.0, reference,
-                sides, lit)
+    distances = np.asarray(distances, float)
+    return _row(list(range(n)), discs, places, distances, _row_colours(discs, distances, BLACK_AND_WHITE),
+                [False] * n, field_like, 10.0, reference, sides, lit)
 
 
 @pytest.mark.parametrize("aside, taken", [(11.0, False), (8.0, True)])
@@ -975,6 +980,41 @@ def test_a_disc_of_the_field_s_hue_is_field_like_however_light_for_a_side_of_ano
     assert _field_like(discs, centres, np.array(field, float))[:, 1].tolist() == [True, True, False, False]
     cream_side = np.array([black, (220, 127, 140)], float) * (1.0, 1.5, 1.5)
     assert not _field_like(discs[:2], cream_side, np.array(field, float))[:, 1].any()
+
+
+def test_a_disc_darker_than_the_field_of_its_side_s_hue_is_a_checker_in_shade():
+    """Shade darkens the field but keeps its hue: a neutral grey disc darker than a cream
+    field is a white checker in the case's shade (tournament tuning at difficulty 1,
+    960088: L 204 on a field of L 216), not the field, though in Lab it lies nearer the
+    field than the white side; a disc of the field's hue as dark is the field."""
+    field, white, black = (216, 126, 142), (255, 128, 128), (27, 129, 128)
+    centres = np.array([black, white], float) * (1.0, 1.5, 1.5)
+    discs = [Disc(0.0, 0.0, 10.0, 0.93, lab) for lab in ((204, 127, 129), (204, 126, 142))]
+    assert _field_like(discs, centres, np.array(field, float))[:, 1].tolist() == [False, True]
+
+
+@pytest.mark.parametrize("outline, white", [(0.98, 9.0), (0.6, 10.5)])
+def test_a_clear_disc_far_nearer_one_side_s_colour_than_the_other_s_is_that_side_s_in_a_row(outline, white):
+    """A grey disc (L 190) 10.5 of White's spreads from White's colour and 17.4 of Black's
+    from Black's (white checkers under a lamp look all alike; one in the case's shade,
+    960064): in spreads it is not twice as near White, but in Lab it is three times as
+    near. With a clear outline it counts as White's within a row (9 spreads at most);
+    with a faint one its distance stands."""
+    disc = Disc(0.0, 10.0, 10.0, outline, (190, 127, 126))
+    colours = _row_colours([disc], np.array([(17.4, 10.5)]), BLACK_AND_WHITE)
+    assert colours.tolist() == [[17.4, white]]
+
+
+@pytest.mark.parametrize("seed, home", [(960088, "bottom-right"), (960064, "bottom-right")])
+def test_white_checkers_in_the_case_s_shade_are_found(seed, home):
+    """Tournament boards under a lamp (difficulty 1): a lone white checker at point 11's
+    base in the case's shade (960088), and three along the top rail (960064), are grey,
+    outlined as clearly as any checker; they were dropped as the field's colour or as
+    too far from White's, and the position went unread (960064: what they left
+    unexplained was taken for a hand)."""
+    image, _, position = _tournament_render(seed, difficulty=1.0)
+    read = import_photo(image, white="light", home=home)
+    assert read.position == position, read.reason
 
 
 def test_a_row_does_not_run_on_through_a_checker_s_shadow():

@@ -64,6 +64,7 @@ FIELD_COST = 3.0        # ... lost by a disc the colour of the field rather than
 FIELD_LIKE = 0.5        # (its colour this many times nearer the field's than its side's)
 FIELD_HUE_LIKE = 0.25   # ... or its hue this many times nearer the field's hue than its side's, ...
 FIELD_HUE = 10.0        # ... where the side's hue lies this far from the field's (weighted Lab)
+SHADED_HUE = 1.5        # a disc no lighter than the field whose hue lies this many times nearer its side's is no field
 CLOSED = 4 / 32         # the longest unseen arc of a checker off the points (share of the outline)
 OPEN = 14 / 32          # ... of one on a point
 COLOUR_SPREAD = 5.0     # a checker's colour lies within this many spreads of its side's colour ...
@@ -334,6 +335,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
     under_distances, distances, labels = distances[len(discs):], distances[:len(discs)], labels[:len(discs)]
     distance = distances[np.arange(len(discs)), labels]
     field_like = _field_like(discs, centres, field)
+    row_colours = _row_colours(discs, distances, centres)
     places = [_place(d, fit, radius) for d in discs]
     # how clear a checker's outline is depends on the photo: judge each against the clearest
     clearest = np.sort([d.support for d in discs])[::-1][:CHECKERS]
@@ -351,11 +353,12 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
             if distance[i] <= spreads:
                 taken.add(i)
     labels = labels.copy()
-    read = {key: _row(members, discs, places, distances, near_die, field_like, radius, reference)
+    read = {key: _row(members, discs, places, distances, row_colours, near_die, field_like, radius, reference)
             for key, members in rows.items()}
 
     def row_of(key: tuple[int, int], side: int, lit: set[int]) -> tuple[int, set[int]]:
-        return _row(rows[key], discs, places, distances, near_die, field_like, radius, reference, (side,), lit)
+        return _row(rows[key], discs, places, distances, row_colours, near_die, field_like, radius, reference,
+                    (side,), lit)
 
     others = [labels[i] for i in taken]
     read = _balanced(read, others, lambda key, side: row_of(key, side, read[key][1]), distances)
@@ -763,7 +766,10 @@ def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None
     hue (a*, b*) lies ``FIELD_HUE_LIKE`` times nearer the field's than the side's, where
     the side's hue stands ``FIELD_HUE`` from the field's, however light: the field in a
     checker's shadow or a lit patch of its grain (on a cream field, shade or light makes
-    it nearly a white checker's colour, but not its hue)."""
+    it nearly a white checker's colour, but not its hue). A disc no lighter than the field
+    whose hue lies ``SHADED_HUE`` times nearer the side's than the field's is that side's
+    checker in shade, not the field: shade darkens the field but keeps its hue, and only
+    a glare, which lightens it, takes its hue away."""
     if field is None or not discs:
         return np.zeros((len(discs), 2), bool)
     colours, field = weighted([d.lab for d in discs]), weighted(field)
@@ -771,16 +777,18 @@ def _field_like(discs: list[Disc], centres: np.ndarray, field: np.ndarray | None
     like = to_field[:, None] < FIELD_LIKE * np.linalg.norm(colours[:, None] - centres[None], axis=2)
     hue_to_field = np.linalg.norm(colours[:, 1:] - field[1:], axis=1)
     hue_to_side = np.linalg.norm(colours[:, None, 1:] - centres[None, :, 1:], axis=2)
+    shaded = (SHADED_HUE * hue_to_side < hue_to_field[:, None]) & (colours[:, :1] <= field[0])
+    like &= ~shaded
     hue = ((hue_to_field[:, None] < FIELD_HUE_LIKE * hue_to_side)
            & (np.linalg.norm(centres[:, 1:] - field[1:], axis=1) >= FIELD_HUE)[None])
     return like | hue
 
 
-def _row(members: list[int], discs: list[Disc], places, distances, near_die, field_like, radius: float,
+def _row(members: list[int], discs: list[Disc], places, distances, row_colours, near_die, field_like, radius: float,
          reference: float, sides=(0, 1), lit: set[int] = frozenset()) -> tuple[int, set[int]]:
     """The discs on one point that are checkers: the best row among them, as (side label,
     its discs). A row is of one side's colour (each disc within ``ROW_COLOUR`` of it, or
-    plainly nearer it: ``_row_colour``) and runs from the point's base (its first disc
+    plainly nearer it: ``row_colours``, from ``_row_colours``) and runs from the point's base (its first disc
     within ``FIRST_SLOT`` radii of it) through discs each ``NEXT_SLOT`` radii from the
     last (less when piled or squeezed; a step of about a diameter along the point, at most
     ``STRAIGHT`` across it, is the row's regular spacing and adds ``ROW_BONUS``, which a
@@ -820,8 +828,7 @@ def _row(members: list[int], discs: list[Disc], places, distances, near_die, fie
     best_row: tuple[float, int, set[int]] = (0.0, sides[0], set())
     even_support = _even_support(reference)
     for side in sides:
-        colour = {j: min(_row_colour(discs[j], distances[j], side), ROW_COLOUR) if j in lit
-                  else _row_colour(discs[j], distances[j], side) for j in members}
+        colour = {j: min(row_colours[j, side], ROW_COLOUR) if j in lit else row_colours[j, side] for j in members}
         own = [discs[j].support for j in members if distances[j][side] <= COLOUR_SPREAD]
         row_vouched = any(v >= CLEAR_OUTLINE for v in own) or sum(v >= even_support for v in own) >= 2
         plainly_other = {j for j in members if not row_vouched and j not in lit and discs[j].support >= CLEAR_OUTLINE
@@ -943,15 +950,20 @@ def _aside(along: list[float], centres: np.ndarray, outlined: list[bool], radius
     return out
 
 
-def _row_colour(d: Disc, distances: np.ndarray, side: int) -> float:
-    """How far (spreads) a disc's colour counts from ``side``'s in a row: its distance, but
-    no more than ``ROW_COLOUR`` for a clear outline (``CLEAR_OUTLINE``) that lies at most
-    ``NEARER`` times as far from that side as from the other: a checker lit apart from the
-    rest (a white one under a lamp among grey ones) is still plainly of its side."""
-    own, other = distances[side], distances[1 - side]
-    if d.support >= CLEAR_OUTLINE and own <= NEARER * other:
-        return float(min(own, ROW_COLOUR))
-    return float(own)
+def _row_colours(discs: list[Disc], distances: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """How far (spreads) each disc's colour counts from each side's in a row (N x 2): its
+    distance (``distances``), but no more than ``ROW_COLOUR`` for a clear outline
+    (``CLEAR_OUTLINE``) that lies at most ``NEARER`` times as far from that side as from the
+    other, in spreads or in colour itself (``centres``, the sides' weighted Lab): a checker
+    lit apart from the rest (a white one under a lamp among grey ones) is still plainly of
+    its side, and so is a white checker in the case's shade, many spreads of checkers that
+    look alike from the white ones but far nearer them than the black ones."""
+    if not discs:
+        return np.zeros((0, 2))
+    apart = np.linalg.norm(weighted([d.lab for d in discs])[:, None] - centres[None], axis=2)
+    clear = np.array([d.support >= CLEAR_OUTLINE for d in discs])[:, None]
+    plainly = (distances <= NEARER * distances[:, ::-1]) | (apart <= NEARER * apart[:, ::-1])
+    return np.where(clear & plainly, np.minimum(distances, ROW_COLOUR), distances)
 
 
 def _place(d: Disc, fit: FieldFit | None, radius: float) -> tuple[str, int | None, int | None, float, float]:
