@@ -739,6 +739,29 @@ def test_fifteen_drops_the_disc_past_the_bases_before_the_faintest():
     assert len(kept) == 15 and past not in kept and rows[-1] in kept
 
 
+def test_fifteen_drops_a_disc_round_a_die_before_the_faintest():
+    """Sixteen light checkers: fifteen in rows from their bases (the faintest 0.67) and,
+    a row's step past a base checker, a disc (0.78) with a die read inside it; the disc
+    goes."""
+    rows = [PhotoChecker(0.0, 0.0, 10.0, "light", 0.9, "point", column, 0, 10.0 + 20.0 * k, outline=0.9)
+            for column in range(5) for k in range(3)]
+    rows[-1] = replace(rows[-1], outline=0.67)
+    by_die = PhotoChecker(0.0, 0.0, 10.0, "light", 0.56, "point", 5, 0, 30.0, outline=0.78, by_die=True)
+    kept = _fifteen(sorted(rows + [by_die], key=lambda c: -c.outline))
+    assert len(kept) == 15 and by_die not in kept and rows[-1] in kept
+
+
+def test_two_dice_beside_a_checker_are_no_second_checker():
+    """An inlaid board under random light (seed 470070): two white dice lying together
+    beside White's checker on point 22 outline a disc a row's step from it; taken as a
+    second checker it made White sixteen, and the faintest of point 1's three checkers
+    went instead: a wrong position. A disc a die was read in goes before the faintest."""
+    image, _, position = _seeded_render(470070, style="inlaid", size=(960, 540), difficulty=0.5)
+    assert position.points()[0] == 3 and position.points()[21] == 1
+    read = import_photo(image, white="light", home="bottom-left")
+    assert read.position == position, read.reason
+
+
 def test_a_white_checker_lit_apart_from_the_grey_ones_is_whites():
     """A tournament board under uneven light (seed 930236): White's checkers look grey but
     the one alone on point 16 shines white, 11 spreads from White's colour (Black's 36),

@@ -111,7 +111,8 @@ class PhotoChecker:
     fit's first corner and ``row`` 0 (the fit's y=0 side) or 1, or ``place`` 'bar' or 'off'
     (outside the field); ``location`` is White's point number 1..24, 'bar' or 'off'
     once the orientation is chosen; ``outline`` the share of its outline seen as a disc's
-    edge (0 for one put where a row or pile hides it)."""
+    edge (0 for one put where a row or pile hides it); ``by_die`` when a die was read
+    with its middle inside the disc (what was outlined may be the die)."""
 
     x: float
     y: float
@@ -124,6 +125,7 @@ class PhotoChecker:
     along: float = 0.0
     location: int | str | None = None
     outline: float = 0.0
+    by_die: bool = False
 
 
 @dataclass(frozen=True)
@@ -378,7 +380,7 @@ def _select(discs: list[Disc], fit: FieldFit | None, radius: float, dice_boxes=(
         confidence = float(np.clip(min((d.support - CANDIDATE) / (STRONG - CANDIDATE),
                                        1.0 - distance[i] / (2 * COLOUR_SPREAD)), 0.0, 1.0))
         out.append(PhotoChecker(d.x, d.y, d.radius, "light" if labels[i] == 1 else "dark", confidence,
-                                place, column, row, along, outline=d.support))
+                                place, column, row, along, outline=d.support, by_die=near_die[i]))
     out += _under_layers(under, under_distances, _field_like(list(under), centres, field), out, sides, fit, radius)
     out += _hidden_in_rows(out, radius)
     return _fifteen(out)
@@ -389,7 +391,9 @@ def _fifteen(checkers: list[PhotoChecker], off_only: bool = False) -> list[Photo
     discs off the field (a letter of an overlay, a clock's knob) go first, then those
     under ``UNSURE`` (a point's grey base outlined as clearly as a checker, far from its
     side's colour), then those centred ``PAST_BASE`` radii nearer the rail than the
-    photo's rows start (a glare on the case beside a base), then the faintest; with
+    photo's rows start (a glare on the case beside a base), then those round a die read
+    (two dice lying together outline a disc that a row beside them takes in), then the
+    faintest; with
     ``off_only`` those off the field alone (more than fifteen on the board make no
     position)."""
     typical = first_checkers(checkers)[1]
@@ -397,7 +401,7 @@ def _fifteen(checkers: list[PhotoChecker], off_only: bool = False) -> list[Photo
     for colour in COLOURS:
         mine = sorted((k for k in checkers if k.colour == colour),
                       key=lambda k: (k.place == "off", k.confidence < UNSURE,
-                                     k.place == "point" and k.along < typical - PAST_BASE * k.radius))
+                                     k.place == "point" and k.along < typical - PAST_BASE * k.radius, k.by_die))
         out += mine[:max(CHECKERS, sum(k.place != "off" for k in mine)) if off_only else CHECKERS]
     return out
 
